@@ -1,0 +1,176 @@
+// Package machine holds the machine profile: what prophet knows about the
+// machine a parallel program would run on. `prophet calibrate` measures it
+// and writes it as JSON; the emulators read its runtime overheads and
+// synthesizer walk costs, and the memory model reads its memory fits.
+//
+// A zero Profile is not useful; start from Default, which carries
+// documented default overheads, and replace what calibration measured.
+package machine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// FormatVersion is the version of the machine profile JSON layout.
+const FormatVersion = 1
+
+// Profile describes one machine.
+type Profile struct {
+	// Version is FormatVersion for profiles this package writes.
+	Version int `json:"version"`
+	// CPU is the CPU model name, Cores the number of logical CPUs usable.
+	CPU   string `json:"cpu"`
+	Cores int    `json:"cores"`
+	// LineSize is the last-level cache line size in bytes.
+	LineSize int `json:"line_size"`
+	// Date is when the profile was measured (RFC 3339), Tool the prophet
+	// version that measured it.
+	Date string `json:"date,omitempty"`
+	Tool string `json:"tool,omitempty"`
+
+	Overheads Overheads `json:"overheads"`
+	Walk      Walk      `json:"walk"`
+	// Memory is nil when memory calibration was not run.
+	Memory *Memory `json:"memory,omitempty"`
+}
+
+// Overheads are the costs, in nanoseconds, of the parallel constructs the
+// fast-forward emulator charges. Measured by `prophet calibrate` (or
+// `prophet calibrate --overheads`) with the real goroutine constructs of
+// package par on the machine at hand.
+type Overheads struct {
+	// ForkNs is the cost of starting a team of goroutines for a section
+	// (charged once per section, on the thread that enters it).
+	ForkNs float64 `json:"fork_ns"`
+	// JoinNs is the cost of the barrier at a section's end.
+	JoinNs float64 `json:"join_ns"`
+	// ChunkNs is the cost of fetching one chunk in dynamic and guided
+	// schedules.
+	ChunkNs float64 `json:"chunk_ns"`
+	// SpawnNs is the cost of starting one goroutine for a task (spawn).
+	SpawnNs float64 `json:"spawn_ns"`
+	// LockNs is the cost of acquiring and releasing an uncontended
+	// mutex; LockHandoffNs the extra delay when a waiting goroutine is
+	// handed a contended lock.
+	LockNs        float64 `json:"lock_ns"`
+	LockHandoffNs float64 `json:"lock_handoff_ns"`
+	// WakeNs is the latency before a worker that was idle starts a task
+	// handed to it: WakeP50Ns and WakeP90Ns are the median and 90th
+	// percentile measured; emulators use them to model late starts.
+	WakeP50Ns float64 `json:"wake_p50_ns"`
+	WakeP90Ns float64 `json:"wake_p90_ns"`
+}
+
+// Walk holds the synthesizer's tree-walking costs (the paper's
+// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL), in nanoseconds.
+type Walk struct {
+	NodeNs float64 `json:"node_ns"`
+	CallNs float64 `json:"call_ns"`
+}
+
+// Fit is a fitted curve y = A·f(x) + B where f is the identity ("linear"),
+// the natural logarithm ("log"), or, for "power", y = A·x^B.
+type Fit struct {
+	Form string  `json:"form"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+	R2   float64 `json:"r2"`
+	// MinX is the smallest x the fit was made over; below it the fit is
+	// not trusted.
+	MinX float64 `json:"min_x"`
+	MaxX float64 `json:"max_x,omitempty"`
+}
+
+// Memory holds the memory-traffic fits of the paper's section V-D.
+type Memory struct {
+	// Psi maps a thread count t (as a decimal string key in JSON) to the
+	// fit of total traffic of t threads (MB/s) against single-thread
+	// traffic δ (MB/s); δ^t = Psi[t](δ)/t.
+	Psi map[int]Fit `json:"psi"`
+	// Phi is the fit of stall cycles per DRAM access ω against per-thread
+	// traffic δ^t (MB/s), a power law ω = A·δ^B.
+	Phi Fit `json:"phi"`
+	// FreqGHz converts cycles to time where needed.
+	FreqGHz float64 `json:"freq_ghz,omitempty"`
+	// MinTrafficMBs is the smallest traffic for which the fits hold.
+	MinTrafficMBs float64 `json:"min_traffic_mbs"`
+}
+
+// Default returns a profile with prophet's built-in overhead defaults: the
+// numbers measured with the par constructs on a 2-core cloud VM (AMD EPYC,
+// Go 1.26) when the project started. Calibrate on your own machine for
+// better predictions.
+func Default() Profile {
+	return Profile{
+		Version:  FormatVersion,
+		Cores:    0,
+		LineSize: 64,
+		Overheads: Overheads{
+			ForkNs:        2000,
+			JoinNs:        1000,
+			ChunkNs:       50,
+			SpawnNs:       300,
+			LockNs:        20,
+			LockHandoffNs: 500,
+			WakeP50Ns:     25000,
+			WakeP90Ns:     1000000,
+		},
+		Walk: Walk{NodeNs: 5, CallNs: 50},
+	}
+}
+
+// Load reads a machine profile from path.
+func Load(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("reading machine profile: %w", err)
+	}
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return Profile{}, fmt.Errorf("reading machine profile %s: not a prophet machine profile: %w", path, err)
+	}
+	if p.Version != FormatVersion {
+		return Profile{}, fmt.Errorf("reading machine profile %s: version %d, this prophet reads version %d", path, p.Version, FormatVersion)
+	}
+	return p, nil
+}
+
+// Save writes p to path as indented JSON, atomically (a temporary file
+// renamed into place), so a failed write never leaves a half-written
+// profile.
+func (p Profile) Save(path string) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding machine profile: %w", err)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".prophet-machine-*.json")
+	if err != nil {
+		return fmt.Errorf("writing machine profile: %w", err)
+	}
+	_, werr := f.Write(append(data, '\n'))
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing machine profile %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing machine profile %s: %w", path, err)
+	}
+	return nil
+}
+
+// DefaultPath is where prophet looks for a machine profile when none is
+// named: prophet/machine.json under the user's configuration directory.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the default machine profile: %w", err)
+	}
+	return filepath.Join(dir, "prophet", "machine.json"), nil
+}

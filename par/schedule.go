@@ -1,0 +1,158 @@
+package par
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Policy is how the iterations of a parallel loop are handed to threads.
+type Policy uint8
+
+// The scheduling policies. Static, StaticChunk, Dynamic and Guided follow
+// OpenMP's schedule clause; Spawn is the Go paradigm of one goroutine per
+// task.
+const (
+	// Static splits the n iterations into t nearly equal contiguous
+	// blocks, block i to thread i (OpenMP schedule(static)).
+	Static Policy = iota
+	// StaticChunk deals chunks of Chunk iterations round-robin: chunk k
+	// to thread k mod t (OpenMP schedule(static,C)).
+	StaticChunk
+	// Dynamic hands the next chunk of Chunk iterations to the first free
+	// thread (OpenMP schedule(dynamic,C)).
+	Dynamic
+	// Guided hands the first free thread a chunk of
+	// max(Chunk, ceil(remaining/t)) iterations (OpenMP schedule(guided,C)).
+	Guided
+	// Spawn starts one goroutine per iteration and waits for all of
+	// them; the Go scheduler runs them on t cores.
+	Spawn
+)
+
+// Schedule is a policy with its chunk size.
+type Schedule struct {
+	Policy Policy
+	// Chunk is the chunk size C for StaticChunk, Dynamic and Guided
+	// (at least 1); zero for Static and Spawn.
+	Chunk int
+}
+
+// String returns the schedule in the form ParseSchedule reads:
+// "static", "static:4", "dynamic:1", "guided:2" or "spawn".
+func (s Schedule) String() string {
+	switch s.Policy {
+	case Static:
+		return "static"
+	case StaticChunk:
+		return "static:" + strconv.Itoa(s.Chunk)
+	case Dynamic:
+		return "dynamic:" + strconv.Itoa(s.Chunk)
+	case Guided:
+		return "guided:" + strconv.Itoa(s.Chunk)
+	case Spawn:
+		return "spawn"
+	}
+	return fmt.Sprintf("Policy(%d)", s.Policy)
+}
+
+// ParseSchedule reads a schedule written as "static", "static:C",
+// "dynamic[:C]", "guided[:C]" or "spawn" (C ≥ 1; dynamic and guided
+// default to C = 1).
+func ParseSchedule(s string) (Schedule, error) {
+	name, chunkText, hasChunk := strings.Cut(strings.TrimSpace(strings.ToLower(s)), ":")
+	chunk := 1
+	if hasChunk {
+		c, err := strconv.Atoi(chunkText)
+		if err != nil || c < 1 {
+			return Schedule{}, fmt.Errorf("schedule %q: chunk size must be a whole number ≥ 1", s)
+		}
+		chunk = c
+	}
+	switch name {
+	case "static":
+		if !hasChunk {
+			return Schedule{Policy: Static}, nil
+		}
+		return Schedule{Policy: StaticChunk, Chunk: chunk}, nil
+	case "dynamic":
+		return Schedule{Policy: Dynamic, Chunk: chunk}, nil
+	case "guided":
+		return Schedule{Policy: Guided, Chunk: chunk}, nil
+	case "spawn":
+		if hasChunk {
+			return Schedule{}, fmt.Errorf("schedule %q: spawn takes no chunk size", s)
+		}
+		return Schedule{Policy: Spawn}, nil
+	}
+	return Schedule{}, fmt.Errorf("unknown schedule %q (want static, static:C, dynamic:C, guided:C or spawn)", s)
+}
+
+// ParseSchedules reads a comma-separated list of schedules.
+func ParseSchedules(list string) ([]Schedule, error) {
+	var out []Schedule
+	for _, f := range strings.Split(list, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		s, err := ParseSchedule(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no schedule given")
+	}
+	return out, nil
+}
+
+// StaticChunks calls fn(worker, lo, hi) for every chunk [lo, hi) that a
+// static or static:C schedule assigns, in the order worker w would run
+// its own chunks. It is the single definition of static assignment, used
+// by For and by the emulators. For other policies it panics.
+func (s Schedule) StaticChunks(n, threads int, fn func(worker, lo, hi int)) {
+	switch s.Policy {
+	case Static:
+		// OpenMP static: t nearly equal contiguous blocks; the first
+		// n mod t blocks get one more iteration.
+		q, r := n/threads, n%threads
+		lo := 0
+		for w := 0; w < threads; w++ {
+			size := q
+			if w < r {
+				size++
+			}
+			if size > 0 {
+				fn(w, lo, lo+size)
+			}
+			lo += size
+		}
+	case StaticChunk:
+		c := s.Chunk
+		if c < 1 {
+			c = 1
+		}
+		for w := 0; w < threads; w++ {
+			for lo := w * c; lo < n; lo += threads * c {
+				fn(w, lo, min(lo+c, n))
+			}
+		}
+	default:
+		panic("par: StaticChunks called for non-static schedule " + s.String())
+	}
+}
+
+// GuidedChunk returns the size of the next guided chunk when remaining
+// iterations are left for threads threads: max(C, ceil(remaining/threads)),
+// never more than remaining.
+func (s Schedule) GuidedChunk(remaining, threads int) int {
+	c := (remaining + threads - 1) / threads
+	if c < s.Chunk {
+		c = s.Chunk
+	}
+	if c > remaining {
+		c = remaining
+	}
+	return c
+}
