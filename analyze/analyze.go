@@ -1,0 +1,681 @@
+package analyze
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// SerialRegion is the name of the region made of the top-level code
+// outside any section.
+const SerialRegion = "serial"
+
+// Options tune Analyze.
+type Options struct {
+	// Overheads are the runtime costs charged on the burdened span. A
+	// zero value charges nothing (the burdened span equals the span).
+	Overheads machine.Overheads
+	// Threads are the thread counts for which Bounds are computed; nil
+	// means DefaultThreads.
+	Threads []int
+}
+
+// DefaultThreads are the thread counts Analyze computes bounds for when
+// Options.Threads is empty.
+var DefaultThreads = []int{1, 2, 4, 8, 16, 32, 64}
+
+// Analysis is the work/span profile of a program tree.
+type Analysis struct {
+	// WorkNs is the work T1: the serial time, the sum of all U and L
+	// lengths.
+	WorkNs int64 `json:"work_ns"`
+	// SpanNs is the span T∞: the length of the critical path.
+	SpanNs int64 `json:"span_ns"`
+	// Parallelism is T1/T∞ (1 for an empty tree).
+	Parallelism float64 `json:"parallelism"`
+	// BurdenedSpanNs is the span with runtime costs charged (see the
+	// package documentation for exactly what); BurdenedParallelism is
+	// T1 over it.
+	BurdenedSpanNs      int64   `json:"burdened_span_ns"`
+	BurdenedParallelism float64 `json:"burdened_parallelism"`
+	// LockBound is T1 over the largest total time any one lock id is
+	// held: no schedule can beat it. Zero when the program takes no
+	// lock.
+	LockBound float64 `json:"lock_bound,omitempty"`
+	// Locks lists every lock id with its total hold time, longest first.
+	Locks []Lock `json:"locks,omitempty"`
+	// Sections are the top-level sections in program order.
+	Sections []Section `json:"sections"`
+	// Regions is the per-region profile, the region that limits scaling
+	// first.
+	Regions []Region `json:"regions"`
+	// Bounds are the speedup bounds for each thread count asked for.
+	Bounds []Bound `json:"bounds"`
+	// Tasks is the number of task instances (runs expanded); Nodes the
+	// number of distinct section, task and root nodes (a node shared by
+	// several parents counted once).
+	Tasks int64 `json:"tasks"`
+	Nodes int64 `json:"nodes"`
+	// Overheads are the costs charged on the burdened span.
+	Overheads machine.Overheads `json:"overheads"`
+
+	top []topItem
+}
+
+// Lock is the total time one lock id is held.
+type Lock struct {
+	ID int `json:"id"`
+	// HeldNs is the total length of the L nodes of this id.
+	HeldNs int64 `json:"held_ns"`
+	// Acquisitions is how many L node instances there are.
+	Acquisitions int64 `json:"acquisitions"`
+}
+
+// Section is the work/span of one top-level section node, all its Count
+// runs together.
+type Section struct {
+	Name           string  `json:"name"`
+	Count          int64   `json:"count"`
+	WorkNs         int64   `json:"work_ns"`
+	SpanNs         int64   `json:"span_ns"`
+	BurdenedSpanNs int64   `json:"burdened_span_ns"`
+	Parallelism    float64 `json:"parallelism"`
+	// MaxLockNs is the largest total hold time of one lock id inside the
+	// section (zero when it takes no lock).
+	MaxLockNs int64 `json:"max_lock_ns,omitempty"`
+}
+
+// Region is the profile of one region (a section or task name, or the
+// top-level serial code). See the package documentation.
+type Region struct {
+	// Name is "sec:NAME", "task:NAME" or "serial".
+	Name string `json:"name"`
+	// Instances is the number of (outermost) instances.
+	Instances    int64   `json:"instances"`
+	WorkNs       int64   `json:"work_ns"`
+	SpanNs       int64   `json:"span_ns"`
+	Parallelism  float64 `json:"parallelism"`
+	OnSpanNs     int64   `json:"on_span_ns"`
+	SelfWorkNs   int64   `json:"self_work_ns"`
+	SelfOnSpanNs int64   `json:"self_on_span_ns"`
+}
+
+// Bound holds the speedup bounds for one thread count.
+type Bound struct {
+	Threads int `json:"threads"`
+	// Lower is Cilkview's estimate T1/(T1/P + burdened span), at most
+	// Upper.
+	Lower float64 `json:"lower"`
+	// Upper is the work/span/lock upper bound.
+	Upper float64 `json:"upper"`
+}
+
+// topItem is one root child, kept for Bounds.
+type topItem struct {
+	serial  float64 // a leaf: serial time whatever P
+	work    float64
+	span    float64
+	maxLock float64
+}
+
+// Analyze computes the work/span profile of t.
+func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
+	if t == nil || t.Root == nil {
+		return nil, fmt.Errorf("analyzing: empty program tree")
+	}
+	a := newAnalyzer(opt.Overheads)
+	root, err := a.root(t.Root)
+	if err != nil {
+		return nil, fmt.Errorf("analyzing: %w", err)
+	}
+	res := &Analysis{
+		WorkNs:         root.work,
+		SpanNs:         root.span,
+		Parallelism:    ratio(root.work, root.span),
+		BurdenedSpanNs: int64(math.Round(root.bspan)),
+		Tasks:          root.tasks,
+		Nodes:          a.nodes,
+		Overheads:      opt.Overheads,
+		Sections:       a.sections,
+		top:            a.top,
+	}
+	res.BurdenedParallelism = 1
+	if root.bspan > 0 {
+		res.BurdenedParallelism = float64(root.work) / root.bspan
+	}
+	for _, l := range root.locks {
+		res.Locks = append(res.Locks, Lock{ID: l.id, HeldNs: l.ns, Acquisitions: l.n})
+	}
+	slices.SortStableFunc(res.Locks, func(x, y Lock) int {
+		return cmp.Or(cmp.Compare(y.HeldNs, x.HeldNs), cmp.Compare(x.ID, y.ID))
+	})
+	if len(res.Locks) > 0 && res.Locks[0].HeldNs > 0 {
+		res.LockBound = float64(root.work) / float64(res.Locks[0].HeldNs)
+	}
+	onSpan := make(map[regionID]pathEnt, len(root.path))
+	for _, e := range root.path {
+		onSpan[e.r] = e
+	}
+	for _, e := range root.all {
+		p := onSpan[e.r]
+		res.Regions = append(res.Regions, Region{
+			Name:         a.names[e.r],
+			Instances:    e.inst,
+			WorkNs:       e.work,
+			SpanNs:       e.span,
+			Parallelism:  ratio(e.work, e.span),
+			OnSpanNs:     p.on,
+			SelfWorkNs:   e.self,
+			SelfOnSpanNs: p.self,
+		})
+	}
+	slices.SortStableFunc(res.Regions, func(x, y Region) int {
+		return cmp.Or(
+			cmp.Compare(y.SelfOnSpanNs, x.SelfOnSpanNs),
+			cmp.Compare(y.OnSpanNs, x.OnSpanNs),
+			cmp.Compare(y.WorkNs, x.WorkNs),
+			cmp.Compare(x.Name, y.Name))
+	})
+	threads := opt.Threads
+	if len(threads) == 0 {
+		threads = DefaultThreads
+	}
+	res.Bounds = res.BoundsFor(threads...)
+	return res, nil
+}
+
+// Region returns the profile of the region called name.
+func (a *Analysis) Region(name string) (Region, bool) {
+	for _, r := range a.Regions {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Region{}, false
+}
+
+// BoundsFor returns the speedup bounds for the given thread counts
+// (counts below 1 are skipped). See the package documentation.
+func (a *Analysis) BoundsFor(threads ...int) []Bound {
+	var out []Bound
+	for _, p := range threads {
+		if p < 1 {
+			continue
+		}
+		out = append(out, a.bound(p))
+	}
+	return out
+}
+
+func (a *Analysis) bound(p int) Bound {
+	P := float64(p)
+	T1 := float64(a.WorkNs)
+	b := Bound{Threads: p, Lower: 1, Upper: 1}
+	if T1 <= 0 {
+		return b
+	}
+	var tp float64 // lower bound on the parallel time
+	if len(a.top) == 0 {
+		// An Analysis built by hand: the whole-program bound.
+		tp = max(T1/P, float64(a.SpanNs))
+		if a.LockBound > 0 {
+			tp = max(tp, T1/a.LockBound)
+		}
+	}
+	for _, it := range a.top {
+		if it.serial > 0 {
+			tp += it.serial
+			continue
+		}
+		tp += max(it.work/P, it.span, it.maxLock)
+	}
+	if tp > 0 {
+		b.Upper = T1 / tp
+	}
+	b.Lower = min(T1/(T1/P+float64(a.BurdenedSpanNs)), b.Upper)
+	return b
+}
+
+func ratio(w, s int64) float64 {
+	if s <= 0 {
+		return 1
+	}
+	return float64(w) / float64(s)
+}
+
+// regionID indexes analyzer.names.
+type regionID int32
+
+// pathEnt is one region's share of a critical path: on is the time the
+// path spends inside (outermost) instances of the region, self the time
+// in the region's own leaves.
+type pathEnt struct {
+	r        regionID
+	on, self int64
+}
+
+// allEnt is one region's totals over every instance.
+type allEnt struct {
+	r                      regionID
+	inst, work, span, self int64
+}
+
+type lockEnt struct {
+	id    int
+	ns, n int64
+}
+
+// info is what is known about one instance of a node (Count ignored).
+type info struct {
+	work  int64
+	span  int64
+	bspan float64
+	tasks int64
+	path  []pathEnt // sorted by r
+	all   []allEnt  // sorted by r
+	locks []lockEnt // sorted by id
+	// strand is, for a section, the total length of its own leaves, and
+	// bstrand the same with lock costs.
+	strand  int64
+	bstrand float64
+}
+
+type analyzer struct {
+	ov       machine.Overheads
+	taskCost float64
+	ids      map[string]regionID
+	names    []string
+	memo     map[*tree.Node]*info
+	nodes    int64
+	sections []Section
+	top      []topItem
+}
+
+func newAnalyzer(ov machine.Overheads) *analyzer {
+	return &analyzer{
+		ov:       ov,
+		taskCost: max(ov.SpawnNs, ov.ChunkNs, 0),
+		ids:      make(map[string]regionID),
+		memo:     make(map[*tree.Node]*info),
+	}
+}
+
+func (a *analyzer) region(name string) regionID {
+	if id, ok := a.ids[name]; ok {
+		return id
+	}
+	id := regionID(len(a.names))
+	a.ids[name] = id
+	a.names = append(a.names, name)
+	return id
+}
+
+// RegionName returns the region name of a Sec or Task node ("sec:NAME",
+// "task:NAME"), or "" for other kinds.
+func RegionName(n *tree.Node) string {
+	switch n.Kind {
+	case tree.KindSec:
+		return "sec:" + n.Name
+	case tree.KindTask:
+		return "task:" + n.Name
+	}
+	return ""
+}
+
+// leafCost returns the burdened length of one instance of a leaf.
+func (a *analyzer) leafCost(n *tree.Node) float64 {
+	if n.Kind == tree.KindL {
+		return float64(n.Len) + max(a.ov.LockNs, 0)
+	}
+	return float64(n.Len)
+}
+
+// series composes children run one after another (a task's or the
+// root's), r being the region their own leaves belong to.
+type series struct {
+	cur, pend     int64
+	bcur, bpend   float64
+	curPath       []pathEnt
+	pendPath      []pathEnt
+	curSelf       int64
+	pendSelf      int64
+	hasPend       bool
+	work, tasks   int64
+	self          int64 // own leaves' work
+	all           []allEnt
+	locks         []lockEnt
+	joinAllNowait bool // the root: every section is joined
+}
+
+func (a *analyzer) compose(n *tree.Node, s *series) error {
+	for _, c := range n.Children {
+		if c == nil {
+			return fmt.Errorf("%s %q has a nil child", n.Kind, n.Name)
+		}
+		reps := c.Reps()
+		switch c.Kind {
+		case tree.KindU, tree.KindL:
+			if c.Len < 0 {
+				return fmt.Errorf("%s node with negative length %d", c.Kind, c.Len)
+			}
+			w := c.Len * reps
+			s.cur += w
+			s.curSelf += w
+			s.bcur += a.leafCost(c) * float64(reps)
+			s.work += w
+			s.self += w
+			if c.Kind == tree.KindL {
+				s.locks = mergeLocks(s.locks, []lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+			}
+		case tree.KindSec:
+			ci, err := a.node(c)
+			if err != nil {
+				return err
+			}
+			s.work += ci.work * reps
+			s.tasks += ci.tasks * reps
+			s.all = mergeAll(s.all, ci.all, reps)
+			s.locks = mergeLocks(s.locks, ci.locks, reps)
+			if c.Nowait && !s.joinAllNowait {
+				// Repetition j's tasks end at cur + j·strand + span; the
+				// last one ends last.
+				end := s.cur + (reps-1)*ci.strand + ci.span
+				bend := s.bcur + float64(reps-1)*ci.bstrand + ci.bspan
+				if !s.hasPend || end > s.pend {
+					s.pend, s.hasPend = end, true
+					s.pendPath = mergePath(s.curPath, strandPath(ci, c, a), reps-1)
+					s.pendPath = mergePath(s.pendPath, ci.path, 1)
+					s.pendSelf = s.curSelf
+				}
+				s.bpend = max(s.bpend, bend)
+				s.cur += reps * ci.strand
+				s.bcur += float64(reps) * ci.bstrand
+				s.curPath = mergePath(s.curPath, strandPath(ci, c, a), reps)
+				continue
+			}
+			// A barrier: the first repetition also waits for pending
+			// nowait work.
+			if s.hasPend && s.pend > s.cur+ci.span {
+				s.cur, s.curPath, s.curSelf = s.pend, s.pendPath, s.pendSelf
+				s.curPath = mergePath(s.curPath, ci.path, reps-1)
+				s.cur += (reps - 1) * ci.span
+			} else {
+				s.cur += reps * ci.span
+				s.curPath = mergePath(s.curPath, ci.path, reps)
+			}
+			s.bcur = max(s.bcur+ci.bspan, s.bpend) + float64(reps-1)*ci.bspan
+			s.hasPend, s.pend, s.pendPath, s.pendSelf, s.bpend = false, 0, nil, 0, 0
+		default:
+			return fmt.Errorf("%s node inside %s %q", c.Kind, n.Kind, n.Name)
+		}
+	}
+	if s.hasPend && s.pend > s.cur {
+		s.cur, s.curPath, s.curSelf = s.pend, s.pendPath, s.pendSelf
+	}
+	s.bcur = max(s.bcur, s.bpend)
+	return nil
+}
+
+// strandPath is the path share of a section instance whose strand alone
+// is on the critical path.
+func strandPath(ci *info, c *tree.Node, a *analyzer) []pathEnt {
+	if ci.strand == 0 {
+		return nil
+	}
+	return []pathEnt{{r: a.region(RegionName(c)), on: ci.strand, self: ci.strand}}
+}
+
+// root analyzes the root: its children in series, every section joined.
+func (a *analyzer) root(n *tree.Node) (*info, error) {
+	if n.Kind != tree.KindRoot {
+		return nil, fmt.Errorf("tree root is a %s node", n.Kind)
+	}
+	a.nodes++
+	s := series{joinAllNowait: true}
+	hasLeaves := false
+	for _, c := range n.Children {
+		if c == nil {
+			return nil, fmt.Errorf("root has a nil child")
+		}
+		reps := c.Reps()
+		one := &tree.Node{Kind: tree.KindRoot, Children: []*tree.Node{c}}
+		before := s
+		if err := a.compose(one, &s); err != nil {
+			return nil, err
+		}
+		switch c.Kind {
+		case tree.KindSec:
+			ci := a.memo[c]
+			sec := Section{
+				Name: c.Name, Count: reps,
+				WorkNs:         ci.work * reps,
+				SpanNs:         ci.span * reps,
+				BurdenedSpanNs: int64(math.Round(ci.bspan * float64(reps))),
+				Parallelism:    ratio(ci.work, ci.span),
+			}
+			for _, l := range ci.locks {
+				sec.MaxLockNs = max(sec.MaxLockNs, l.ns*reps)
+			}
+			a.sections = append(a.sections, sec)
+			a.top = append(a.top, topItem{
+				work: float64(sec.WorkNs), span: float64(sec.SpanNs),
+				maxLock: float64(sec.MaxLockNs),
+			})
+		default:
+			hasLeaves = true
+			a.top = append(a.top, topItem{serial: float64(s.cur - before.cur)})
+		}
+	}
+	in := &info{
+		work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks,
+		path: s.curPath, all: s.all, locks: s.locks,
+	}
+	if hasLeaves {
+		r := a.region(SerialRegion)
+		in.all = mergeAll(in.all, []allEnt{{r: r, inst: 1, work: s.self, span: s.self, self: s.self}}, 1)
+		in.path = mergePath(in.path, []pathEnt{{r: r, on: s.curSelf, self: s.curSelf}}, 1)
+	}
+	return in, nil
+}
+
+// node analyzes one instance of a Sec or Task node, memoized.
+func (a *analyzer) node(n *tree.Node) (*info, error) {
+	if in, ok := a.memo[n]; ok {
+		return in, nil
+	}
+	a.nodes++
+	var in *info
+	var err error
+	switch n.Kind {
+	case tree.KindSec:
+		in, err = a.section(n)
+	case tree.KindTask:
+		in, err = a.task(n)
+	default:
+		err = fmt.Errorf("unexpected %s node", n.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.memo[n] = in
+	return in, nil
+}
+
+func (a *analyzer) task(n *tree.Node) (*info, error) {
+	var s series
+	if err := a.compose(n, &s); err != nil {
+		return nil, err
+	}
+	r := a.region(RegionName(n))
+	in := &info{work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks, locks: s.locks}
+	in.path = ownPath(s.curPath, r, s.curSelf, s.cur)
+	in.all = ownAll(s.all, r, s.self, s.work, s.cur)
+	return in, nil
+}
+
+func (a *analyzer) section(n *tree.Node) (*info, error) {
+	r := a.region(RegionName(n))
+	in := &info{}
+	var prefix, self int64
+	var bprefix float64
+	var best, bestPrefix int64 = 0, 0
+	var bbest float64
+	var bestPath []pathEnt
+	var all []allEnt
+	for _, c := range n.Children {
+		if c == nil {
+			return nil, fmt.Errorf("section %q has a nil child", n.Name)
+		}
+		reps := c.Reps()
+		switch c.Kind {
+		case tree.KindU, tree.KindL:
+			if c.Len < 0 {
+				return nil, fmt.Errorf("%s node with negative length %d", c.Kind, c.Len)
+			}
+			w := c.Len * reps
+			prefix += w
+			bprefix += a.leafCost(c) * float64(reps)
+			self += w
+			in.work += w
+			if c.Kind == tree.KindL {
+				in.locks = mergeLocks(in.locks, []lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+			}
+		case tree.KindTask:
+			ci, err := a.node(c)
+			if err != nil {
+				return nil, err
+			}
+			in.work += ci.work * reps
+			in.tasks += (ci.tasks + 1) * reps
+			all = mergeAll(all, ci.all, reps)
+			in.locks = mergeLocks(in.locks, ci.locks, reps)
+			// All reps start after the same prefix; one of them is on
+			// the path.
+			if cand := prefix + ci.span; cand > best || bestPath == nil {
+				best, bestPrefix, bestPath = cand, prefix, ci.path
+			}
+			bbest = max(bbest, bprefix+a.taskCost+ci.bspan)
+		default:
+			return nil, fmt.Errorf("%s node inside section %q", c.Kind, n.Name)
+		}
+	}
+	in.strand, in.bstrand = prefix, bprefix
+	var path []pathEnt
+	var pathSelf int64
+	if prefix >= best {
+		in.span, pathSelf = prefix, prefix
+	} else {
+		in.span, pathSelf, path = best, bestPrefix, bestPath
+	}
+	in.bspan = max(bprefix, bbest) + max(a.ov.ForkNs, 0)
+	if !n.Nowait {
+		in.bspan += max(a.ov.JoinNs, 0)
+	}
+	in.path = ownPath(path, r, pathSelf, in.span)
+	in.all = ownAll(all, r, self, in.work, in.span)
+	return in, nil
+}
+
+// ownPath adds a node's own share to the path of its instance: self for
+// its leaves on the path, and the whole span inside it (replacing what a
+// nested instance of the same region counted).
+func ownPath(p []pathEnt, r regionID, self, span int64) []pathEnt {
+	out := mergePath(nil, p, 1)
+	i, found := slices.BinarySearchFunc(out, r, func(e pathEnt, r regionID) int { return cmp.Compare(e.r, r) })
+	if found {
+		out[i].self += self
+		out[i].on = span
+		return out
+	}
+	return slices.Insert(out, i, pathEnt{r: r, on: span, self: self})
+}
+
+// ownAll is ownPath for the all-instances profile.
+func ownAll(p []allEnt, r regionID, self, work, span int64) []allEnt {
+	out := mergeAll(nil, p, 1)
+	i, found := slices.BinarySearchFunc(out, r, func(e allEnt, r regionID) int { return cmp.Compare(e.r, r) })
+	if found {
+		out[i].self += self
+		out[i].inst, out[i].work, out[i].span = 1, work, span
+		return out
+	}
+	return slices.Insert(out, i, allEnt{r: r, inst: 1, work: work, span: span, self: self})
+}
+
+// mergePath returns a new slice: x + m·y.
+func mergePath(x, y []pathEnt, m int64) []pathEnt {
+	if m == 0 || len(y) == 0 {
+		return x
+	}
+	out := make([]pathEnt, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || (i < len(x) && x[i].r < y[j].r):
+			out = append(out, x[i])
+			i++
+		case i == len(x) || y[j].r < x[i].r:
+			out = append(out, pathEnt{r: y[j].r, on: m * y[j].on, self: m * y[j].self})
+			j++
+		default:
+			out = append(out, pathEnt{r: x[i].r, on: x[i].on + m*y[j].on, self: x[i].self + m*y[j].self})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// mergeAll returns a new slice: x + m·y.
+func mergeAll(x, y []allEnt, m int64) []allEnt {
+	if m == 0 || len(y) == 0 {
+		return x
+	}
+	out := make([]allEnt, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || (i < len(x) && x[i].r < y[j].r):
+			out = append(out, x[i])
+			i++
+		case i == len(x) || y[j].r < x[i].r:
+			e := y[j]
+			out = append(out, allEnt{r: e.r, inst: m * e.inst, work: m * e.work, span: m * e.span, self: m * e.self})
+			j++
+		default:
+			e, f := x[i], y[j]
+			out = append(out, allEnt{r: e.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// mergeLocks returns a new slice: x + m·y.
+func mergeLocks(x, y []lockEnt, m int64) []lockEnt {
+	if m == 0 || len(y) == 0 {
+		return x
+	}
+	out := make([]lockEnt, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || (i < len(x) && x[i].id < y[j].id):
+			out = append(out, x[i])
+			i++
+		case i == len(x) || y[j].id < x[i].id:
+			out = append(out, lockEnt{id: y[j].id, ns: m * y[j].ns, n: m * y[j].n})
+			j++
+		default:
+			out = append(out, lockEnt{id: x[i].id, ns: x[i].ns + m*y[j].ns, n: x[i].n + m*y[j].n})
+			i++
+			j++
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/emulate"
+)
+
+// WriteAnalysisJSON writes a as one indented JSON object (work_ns,
+// span_ns, parallelism, burdened_span_ns, lock_bound, locks, sections,
+// regions, bounds, ...).
+func WriteAnalysisJSON(w io.Writer, a *analyze.Analysis) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(a); err != nil {
+		return fmt.Errorf("writing the analysis as JSON: %w", err)
+	}
+	return nil
+}
+
+// WriteAnalysisTable writes a for people: the totals, the speedup
+// bounds, the top-level sections and the first most regions (all when
+// most ≤ 0).
+func WriteAnalysisTable(w io.Writer, a *analyze.Analysis, most int) error {
+	ew := &errWriter{w: w}
+	ew.printf("work T1      %s\n", durNs(float64(a.WorkNs)))
+	ew.printf("span T∞      %s\n", durNs(float64(a.SpanNs)))
+	ew.printf("parallelism  %.2f\n", a.Parallelism)
+	ew.printf("burdened     span %s, parallelism %.2f (fork %s, join %s, task %s, lock %s charged on the path)\n",
+		durNs(float64(a.BurdenedSpanNs)), a.BurdenedParallelism,
+		durNs(a.Overheads.ForkNs), durNs(a.Overheads.JoinNs), durNs(max(a.Overheads.SpawnNs, a.Overheads.ChunkNs)), durNs(a.Overheads.LockNs))
+	if a.LockBound > 0 {
+		l := a.Locks[0]
+		ew.printf("lock bound   %.2f (lock %d held %s over %s acquisitions)\n", a.LockBound, l.ID, durNs(float64(l.HeldNs)), count(l.Acquisitions))
+	} else {
+		ew.printf("lock bound   none (no locks)\n")
+	}
+	ew.printf("tasks        %s\n", count(a.Tasks))
+	if len(a.Bounds) > 0 {
+		ew.printf("\nspeedup bounds\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "threads\tlower\tupper\t")
+		for _, b := range a.Bounds {
+			fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t\n", b.Threads, b.Lower, b.Upper)
+		}
+		tw.Flush()
+	}
+	if len(a.Sections) > 0 {
+		ew.printf("\ntop-level sections\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "section\truns\twork\tspan\tparallelism\tburdened span\tlongest lock")
+		for _, s := range a.Sections {
+			lk := "-"
+			if s.MaxLockNs > 0 {
+				lk = durNs(float64(s.MaxLockNs))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", s.Name, count(s.Count), durNs(float64(s.WorkNs)),
+				durNs(float64(s.SpanNs)), s.Parallelism, durNs(float64(s.BurdenedSpanNs)), lk)
+		}
+		tw.Flush()
+	}
+	writeRegions(ew, a, most)
+	return ew.err
+}
+
+func writeRegions(ew *errWriter, a *analyze.Analysis, most int) {
+	if len(a.Regions) == 0 {
+		return
+	}
+	ew.printf("\nregions (the first limits scaling most)\n")
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "region\tinstances\twork\tspan\tparallelism\ton span\town on span")
+	span := float64(a.SpanNs)
+	for i, r := range a.Regions {
+		if most > 0 && i == most {
+			tw.Flush()
+			ew.printf("(%d more regions)\n", len(a.Regions)-most)
+			return
+		}
+		pct := func(ns int64) string {
+			if span <= 0 {
+				return durNs(float64(ns))
+			}
+			return fmt.Sprintf("%s (%.0f%%)", durNs(float64(ns)), 100*float64(ns)/span)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Name, count(r.Instances), durNs(float64(r.WorkNs)),
+			durNs(float64(r.SpanNs)), r.Parallelism, pct(r.OnSpanNs), pct(r.SelfOnSpanNs))
+	}
+	tw.Flush()
+}
+
+// WhatIf is a before/after comparison for `prophet whatif`.
+type WhatIf struct {
+	// Change describes what was changed ("task:row 2x faster").
+	Change string
+	// Before and After are the analyses of the original and changed
+	// trees.
+	Before, After *analyze.Analysis
+	// BeforeResults and AfterResults are optional predictions of both
+	// trees (same emulators, schedules and thread counts, in the same
+	// order).
+	BeforeResults, AfterResults []emulate.Result
+}
+
+// WriteWhatIfTable writes the comparison for people.
+func WriteWhatIfTable(w io.Writer, c WhatIf) error {
+	ew := &errWriter{w: w}
+	ew.printf("what if: %s\n\n", c.Change)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tbefore\tafter\tchange\t")
+	b, a := c.Before, c.After
+	row := func(name string, x, y float64, f func(float64) string) {
+		ch := "-"
+		if x != 0 {
+			ch = fmt.Sprintf("%+.1f%%", 100*(y-x)/x)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, f(x), f(y), ch)
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	row("work", float64(b.WorkNs), float64(a.WorkNs), durNs)
+	row("span", float64(b.SpanNs), float64(a.SpanNs), durNs)
+	row("parallelism", b.Parallelism, a.Parallelism, num)
+	row("burdened span", float64(b.BurdenedSpanNs), float64(a.BurdenedSpanNs), durNs)
+	row("burdened parallelism", b.BurdenedParallelism, a.BurdenedParallelism, num)
+	for i := range min(len(b.Bounds), len(a.Bounds)) {
+		if b.Bounds[i].Threads == a.Bounds[i].Threads {
+			row(fmt.Sprintf("upper bound, %d threads", b.Bounds[i].Threads), b.Bounds[i].Upper, a.Bounds[i].Upper, num)
+		}
+	}
+	if len(c.BeforeResults) == len(c.AfterResults) {
+		for i, r := range c.BeforeResults {
+			s := c.AfterResults[i]
+			if r.Emulator != s.Emulator || r.Schedule != s.Schedule || r.Threads != s.Threads {
+				continue
+			}
+			name := fmt.Sprintf("speedup %s %s %d", r.Emulator, r.Schedule, r.Threads)
+			if r.MemoryModel {
+				name += " +mem"
+			}
+			row(name, r.Speedup, s.Speedup, num)
+		}
+	}
+	tw.Flush()
+	if len(a.Regions) > 0 {
+		ew.printf("\nafter the change, the regions limiting scaling most:\n")
+		writeRegions(ew, a, 5)
+	}
+	return ew.err
+}
+
+// WritePlan writes the result of analyze.TargetParallelism for people.
+func WritePlan(w io.Writer, p analyze.Plan) error {
+	ew := &errWriter{w: w}
+	ew.printf("target parallelism %g (each region split %d ways)\n", p.Target, p.Factor)
+	if len(p.Changes) == 0 {
+		ew.printf("no change made\n")
+	}
+	for i, c := range p.Changes {
+		ew.printf("%d. parallelize %s\n", i+1, c.Region)
+	}
+	verdict := "reached"
+	if !p.Reached {
+		verdict = "not reached"
+	}
+	ew.printf("parallelism %.2f -> %.2f: target %s\n", p.Before, p.After, verdict)
+	return ew.err
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(e, format, args...)
+}

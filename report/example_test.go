@@ -1,0 +1,62 @@
+package report_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/report"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// The work/span analysis of a triangular loop, as `prophet analyze`
+// prints it.
+func ExampleWriteAnalysisTable() {
+	var rows []*tree.Node
+	for i := int64(8); i >= 1; i-- {
+		rows = append(rows, tree.Task("row", tree.U(i*1_000_000)))
+	}
+	t := tree.New(tree.Sec("rows", rows...))
+	a, err := analyze.Analyze(t, analyze.Options{Threads: []int{2, 8}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	report.WriteAnalysisTable(os.Stdout, a, 0)
+	// Output:
+	// work T1      36 ms
+	// span T∞      8 ms
+	// parallelism  4.50
+	// burdened     span 8 ms, parallelism 4.50 (fork 0 ns, join 0 ns, task 0 ns, lock 0 ns charged on the path)
+	// lock bound   none (no locks)
+	// tasks        8
+	//
+	// speedup bounds
+	//   threads  lower  upper
+	//         2   1.38   2.00
+	//         8   2.88   4.50
+	//
+	// top-level sections
+	// section  runs  work   span  parallelism  burdened span  longest lock
+	// rows     1     36 ms  8 ms  4.50         8 ms           -
+	//
+	// regions (the first limits scaling most)
+	// region    instances  work   span   parallelism  on span      own on span
+	// task:row  8          36 ms  36 ms  1.00         8 ms (100%)  8 ms (100%)
+	// sec:rows  1          36 ms  8 ms   4.50         8 ms (100%)  0 ns (0%)
+}
+
+// A page with only the work/span analysis: the speedup plot then shows
+// the bounds alone.
+func ExampleHTML() {
+	t := tree.New(tree.U(1000), tree.Sec("loop", tree.Run(100, tree.Task("body", tree.U(500)))))
+	a, _ := analyze.Analyze(t, analyze.Options{Threads: []int{1, 2, 4, 8}})
+	var b strings.Builder
+	if err := report.HTML(&b, report.Page{Title: "loop", Analysis: a}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(strings.Contains(b.String(), "<svg"), strings.Contains(b.String(), "task:body"))
+	// Output: true true
+}

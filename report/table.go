@@ -1,0 +1,213 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/parallel-prophet/prophet/emulate"
+)
+
+// Predictions is the outcome of `prophet predict`: every prediction made,
+// with what the reader needs to trust it.
+type Predictions struct {
+	// Profile is the profile file the predictions are for.
+	Profile string
+	// SerialNs is the program's serial time.
+	SerialNs float64
+	// Memory says whether the memory model was applied and why (one
+	// sentence).
+	Memory string
+	// Notes are further one-sentence remarks (rows left out, ...).
+	Notes []string
+	// Results holds every prediction. When the memory model was applied,
+	// each row appears twice: without (MemoryModel false) and with it.
+	Results []emulate.Result
+}
+
+// Row is one prediction as written to JSON and CSV.
+type Row struct {
+	Emulator    string  `json:"emulator"`
+	Schedule    string  `json:"schedule"`
+	Threads     int     `json:"threads"`
+	Speedup     float64 `json:"speedup"`
+	MemoryModel bool    `json:"memory_model"`
+	ParallelNs  float64 `json:"parallel_ns"`
+	// IdleNs is the factored-speedup idle time I_P (all workers, the
+	// whole run), and InflationNs the work inflation F_P = P·T_P − I_P −
+	// T_1 where T_1 is the same emulator's 1-thread time; both only for
+	// emulators that measure them (syn).
+	IdleNs      *float64          `json:"idle_ns,omitempty"`
+	InflationNs *float64          `json:"inflation_ns,omitempty"`
+	Sections    []emulate.Section `json:"sections"`
+}
+
+// Rows returns the predictions as rows, computing the factored-speedup
+// terms where the emulator measured idle time.
+func (p *Predictions) Rows() []Row {
+	type key struct {
+		emu, sched string
+		mem        bool
+	}
+	one := map[key]float64{}
+	for _, r := range p.Results {
+		if r.Threads == 1 {
+			one[key{r.Emulator, r.Schedule.String(), r.MemoryModel}] = r.ParallelNs
+		}
+	}
+	rows := make([]Row, 0, len(p.Results))
+	for _, r := range p.Results {
+		row := Row{
+			Emulator: r.Emulator, Schedule: r.Schedule.String(), Threads: r.Threads,
+			Speedup: r.Speedup, MemoryModel: r.MemoryModel, ParallelNs: r.ParallelNs,
+			Sections: r.Sections,
+		}
+		var busy, idle, secs float64
+		for _, s := range r.Sections {
+			busy += s.BusyNs
+			idle += s.IdleNs
+			secs += s.ParallelNs
+		}
+		if busy > 0 {
+			// Top-level serial code leaves the other P−1 workers idle,
+			// as in Factored.
+			idle += float64(r.Threads-1) * max(r.ParallelNs-secs, 0)
+			row.IdleNs = &idle
+			t1, ok := one[key{r.Emulator, row.Schedule, r.MemoryModel}]
+			if !ok {
+				t1 = p.SerialNs
+			}
+			infl := float64(r.Threads)*r.ParallelNs - idle - t1
+			row.InflationNs = &infl
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteJSON writes the predictions as one JSON object with a
+// `predictions` array.
+func (p *Predictions) WriteJSON(w io.Writer) error {
+	notes := p.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	doc := struct {
+		Profile     string   `json:"profile"`
+		SerialNs    float64  `json:"serial_ns"`
+		Memory      string   `json:"memory_model_status"`
+		Notes       []string `json:"notes"`
+		Predictions []Row    `json:"predictions"`
+	}{p.Profile, p.SerialNs, p.Memory, notes, p.Rows()}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteCSV writes one line per prediction, with a header.
+func (p *Predictions) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"emulator", "schedule", "threads", "memory_model", "speedup", "parallel_ns", "serial_ns"})
+	for _, r := range p.Rows() {
+		cw.Write([]string{r.Emulator, r.Schedule, strconv.Itoa(r.Threads), strconv.FormatBool(r.MemoryModel),
+			strconv.FormatFloat(r.Speedup, 'f', 4, 64), strconv.FormatFloat(r.ParallelNs, 'f', 0, 64),
+			strconv.FormatFloat(p.SerialNs, 'f', 0, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// column is one (emulator, schedule, memory model) column of the table.
+type column struct {
+	emu, sched string
+	mem        bool
+}
+
+func (c column) title() string {
+	t := c.emu + " " + c.sched
+	if c.mem {
+		t += " +M"
+	}
+	return t
+}
+
+// WriteTable writes a table a person can read at a glance: one row per
+// thread count, one column per emulator and schedule (with "+M" columns
+// for the memory model, like the paper's Pred and PredM), speedups in the
+// cells, then the memory-model sentence and the notes.
+func (p *Predictions) WriteTable(w io.Writer) error {
+	var cols []column
+	seen := map[column]bool{}
+	var threads []int
+	seenT := map[int]bool{}
+	cell := map[column]map[int]float64{}
+	for _, r := range p.Results {
+		c := column{r.Emulator, r.Schedule.String(), r.MemoryModel}
+		if !seen[c] {
+			seen[c] = true
+			cols = append(cols, c)
+			cell[c] = map[int]float64{}
+		}
+		if !seenT[r.Threads] {
+			seenT[r.Threads] = true
+			threads = append(threads, r.Threads)
+		}
+		cell[c][r.Threads] = r.Speedup
+	}
+	slices.Sort(threads)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"threads"}
+	for _, c := range cols {
+		head = append(head, c.title())
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, t := range threads {
+		line := []string{strconv.Itoa(t)}
+		for _, c := range cols {
+			if s, ok := cell[c][t]; ok {
+				line = append(line, fmt.Sprintf("%.2f", s))
+			} else {
+				line = append(line, "-")
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nSpeedups over the serial time %s.\n", tableNs(p.SerialNs))
+	if p.Memory != "" {
+		fmt.Fprintln(w, tableSentence(p.Memory)+".")
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintln(w, tableSentence(n)+".")
+	}
+	return nil
+}
+
+func tableSentence(s string) string {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// tableNs writes nanoseconds in the largest unit that keeps the value
+// at or above 1.
+func tableNs(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3g s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3g ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.3g ns", ns)
+}
