@@ -84,6 +84,12 @@ type Node struct {
 	// total. Both are zero in trees built by hand or read from a file.
 	inst int64
 	sum  int64
+	// id is nonzero for a node that may be shared by several parents: a
+	// node the builder's dictionary sealed, or a node a file referenced
+	// more than once. Work and Totals memoize such nodes by pointer.
+	id int64
+	// acc holds the exact sums behind a builder-made Counters average.
+	acc *counterAcc
 }
 
 // Reps returns Count, treating 0 (a hand-built node that left it unset) as 1.

@@ -2,17 +2,39 @@ package tree
 
 // Work returns the serial time in nanoseconds of n and everything below
 // it, all of n's Count repetitions included: the sum of every U and L
-// length in the expanded tree.
+// length in the expanded tree. It takes time linear in the compressed
+// tree: nodes the builder's dictionary or a file shares are summed once.
 func Work(n *Node) int64 {
 	if n == nil {
 		return 0
 	}
+	var memo map[*Node]int64
+	return work(n, &memo) * n.Reps()
+}
+
+// work returns the work of one instance of n.
+func work(n *Node, memo *map[*Node]int64) int64 {
 	if n.Kind.IsLeaf() {
-		return n.Len * n.Reps()
+		return n.Len
+	}
+	if n.id != 0 {
+		if w, ok := (*memo)[n]; ok {
+			return w
+		}
 	}
 	var w int64
 	for _, c := range n.Children {
-		w += Work(c)
+		if c.Kind.IsLeaf() {
+			w += c.Len * c.Reps()
+			continue
+		}
+		w += work(c, memo) * c.Reps()
 	}
-	return w * n.Reps()
+	if n.id != 0 {
+		if *memo == nil {
+			*memo = make(map[*Node]int64)
+		}
+		(*memo)[n] = w
+	}
+	return w
 }

@@ -1,0 +1,19 @@
+package progress_test
+
+import (
+	"os"
+
+	"github.com/parallel-prophet/prophet/internal/progress"
+)
+
+func ExampleNew() {
+	// Standard output is not a terminal under go test: one plain line
+	// when done (and one every few seconds before that).
+	bar := progress.New(os.Stdout, "work", 3)
+	for i := 0; i < 3; i++ {
+		bar.Add(1)
+	}
+	bar.Done()
+	// Output:
+	// work [========================] 3/3 100% in 0s
+}
