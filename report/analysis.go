@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -51,10 +53,19 @@ func WriteAnalysisTable(w io.Writer, a *analyze.Analysis, most int) error {
 		tw.Flush()
 	}
 	if len(a.Sections) > 0 {
-		ew.printf("\ntop-level sections\n")
+		secs := a.Sections
+		if most > 0 && len(secs) > most {
+			// The largest first, so a long program's table stays short.
+			secs = slices.Clone(secs)
+			slices.SortStableFunc(secs, func(x, y analyze.Section) int { return cmp.Compare(y.WorkNs, x.WorkNs) })
+			secs = secs[:most]
+			ew.printf("\ntop-level sections (the %d largest of %d)\n", most, len(a.Sections))
+		} else {
+			ew.printf("\ntop-level sections\n")
+		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "section\truns\twork\tspan\tparallelism\tburdened span\tlongest lock")
-		for _, s := range a.Sections {
+		for _, s := range secs {
 			lk := "-"
 			if s.MaxLockNs > 0 {
 				lk = durNs(float64(s.MaxLockNs))

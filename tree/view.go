@@ -86,8 +86,15 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 			fmt.Fprintf(bw, "%s  … %s\n", ind, summarize(rest, sum))
 		}
 	}
-	for _, c := range t.Root.Children {
+	top := t.Root.Children
+	if opt.MaxChildren > 0 && len(top) > opt.MaxChildren {
+		top = top[:opt.MaxChildren]
+	}
+	for _, c := range top {
 		node(c, 1)
+	}
+	if rest := t.Root.Children[len(top):]; len(rest) > 0 {
+		fmt.Fprintf(bw, "  … %s\n", summarize(rest, sum))
 	}
 	fmt.Fprintf(bw, "totals: serial %s", FormatNs(tot.SerialNs))
 	if m := t.Meta.MeasuredNs; m > 0 {

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/report"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func analyzeCommand() *command {
+	c := &command{
+		name:    "analyze",
+		args:    "FILE [--format table|json]",
+		summary: "work, span, parallelism, lock bound and the regions that limit scaling",
+		long: `Computes from the program tree in FILE the work T1, the span T∞ (the
+critical path), the parallelism T1/T∞, the bound each lock puts on speedup,
+a burdened span that charges the costs of forking, joining and dispatching,
+and speedup bounds per thread count in the style of Cilkview. Then lists
+every section and task name (region) with its work, span and work on the
+critical path, the region that limits scaling first.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		format := fs.String("format", "table", "output format: table or json")
+		threads := fs.String("threads", "1,2,4,8,16,32,64", "thread counts for the speedup bounds")
+		machinePath := fs.String("machine", "", "machine profile whose overheads the burdened span charges")
+		most := fs.Int("regions", 15, "regions to list (0: all)")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		path, err := oneFile(fs, "profile")
+		if err != nil {
+			return err
+		}
+		if *format != "table" && *format != "json" {
+			return usagef("--format: want table or json, not %q", *format)
+		}
+		th, err := parseThreads(*threads)
+		if err != nil {
+			return usagef("--threads: %v", err)
+		}
+		m, _, err := loadMachine(*machinePath)
+		if err != nil {
+			return err
+		}
+		t, err := tree.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		a, err := analyze.Analyze(t, analyze.Options{Overheads: m.Overheads, Threads: th})
+		if err != nil {
+			return fmt.Errorf("analyzing %s: %w", path, err)
+		}
+		if *format == "json" {
+			return report.WriteAnalysisJSON(e.stdout, a)
+		}
+		return report.WriteAnalysisTable(e.stdout, a, *most)
+	}
+	return c
+}
+
+// writeAnalysis prints the analysis summary that demo shows.
+func writeAnalysis(w io.Writer, t *tree.Tree, m machine.Profile, threads []int) error {
+	a, err := analyze.Analyze(t, analyze.Options{Overheads: m.Overheads, Threads: threads})
+	if err != nil {
+		return err
+	}
+	return report.WriteAnalysisTable(w, a, 5)
+}
+
+func whatifCommand() *command {
+	c := &command{
+		name:    "whatif",
+		args:    "FILE (--region NAME (--faster K | --parallelize K) | --target-parallelism P)",
+		summary: "what if a region were faster or parallelized: before and after",
+		long: `Changes the program tree in FILE as asked and shows the analysis and the
+predicted speedups before and after:
+  --region NAME --faster K        the region's computation K times faster
+  --region NAME --parallelize K   the region's serial computation split K ways
+  --target-parallelism P          pick, greedily, the regions with the most work
+                                  on the critical path to parallelize until the
+                                  parallelism reaches P, or say it can't be done
+Region names are those prophet analyze lists (sec:NAME, task:NAME, serial);
+a bare section or task name works when it is unambiguous.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		region := fs.String("region", "", "the region to change (see prophet analyze)")
+		faster := fs.Float64("faster", 0, "make the region's computation K times faster (K > 1)")
+		parallelize := fs.Int("parallelize", 0, "split the region's serial computation K ways (K ≥ 2)")
+		target := fs.Float64("target-parallelism", 0, "parallelize regions until the parallelism reaches P")
+		factor := fs.Int("factor", 0, "with --target-parallelism: how many ways to split each region (default max(2, ⌈P⌉))")
+		var pf predictFlags
+		pf.register(c, fs)
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		path, err := oneFile(fs, "profile")
+		if err != nil {
+			return err
+		}
+		modes := 0
+		for _, set := range []bool{*faster != 0, *parallelize != 0, *target != 0} {
+			if set {
+				modes++
+			}
+		}
+		switch {
+		case modes != 1:
+			return usagef("whatif: give exactly one of --faster, --parallelize or --target-parallelism")
+		case *target == 0 && *region == "":
+			return usagef("whatif: --faster and --parallelize need --region NAME")
+		case *faster != 0 && *faster <= 1:
+			return usagef("--faster: K must be greater than 1, got %g", *faster)
+		case *parallelize != 0 && *parallelize < 2:
+			return usagef("--parallelize: K must be at least 2, got %d", *parallelize)
+		case *target < 0 || (*target > 0 && *target <= 1):
+			return usagef("--target-parallelism: P must be greater than 1, got %g", *target)
+		}
+		pl, err := pf.plan()
+		if err != nil {
+			return err
+		}
+		t, err := tree.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if *target > 0 {
+			plan, err := analyze.TargetParallelism(t, *target, *factor)
+			if plan.Changes != nil || errors.Is(err, analyze.ErrUnreachable) {
+				if werr := report.WritePlan(e.stdout, plan); werr != nil {
+					return werr
+				}
+			}
+			return err
+		}
+		ch := analyze.Change{Region: *region, Faster: *faster, Parallelize: *parallelize}
+		nt, err := analyze.WhatIf(t, ch)
+		if err != nil {
+			return err
+		}
+		aopt := analyze.Options{Overheads: pl.machine.Overheads, Threads: pl.threads}
+		before, err := analyze.Analyze(t, aopt)
+		if err != nil {
+			return err
+		}
+		after, err := analyze.Analyze(nt, aopt)
+		if err != nil {
+			return err
+		}
+		opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
+		if err != nil {
+			return err
+		}
+		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, opt, nil)
+		if err != nil {
+			return err
+		}
+		return report.WriteWhatIfTable(e.stdout, report.WhatIf{
+			Change: ch.String(), Before: before, After: after,
+			BeforeResults: sb.Results, AfterResults: sa.Results,
+		})
+	}
+	return c
+}

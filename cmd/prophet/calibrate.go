@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/parallel-prophet/prophet/calibrate"
+	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/machine"
+)
+
+func calibrateCommand() *command {
+	c := &command{
+		name:    "calibrate",
+		args:    "[-o FILE] [--overheads]",
+		summary: "measure this machine: goroutine overheads, memory-bandwidth fits",
+		long: `Measures the machine prophet runs on and writes a machine profile (JSON):
+the costs of goroutine constructs (team fork and join, dynamic chunk
+dispatch, spawn, mutex, worker wake-up latency) that the fast-forward
+emulator charges, the synthesizer's tree-walking costs, and the memory
+model's fits: total memory traffic of t threads against one thread's (Ψ_t)
+and stall cycles per DRAM access against traffic (Φ). Takes about a minute
+on 2 cores. With --overheads only the goroutine costs are measured (seconds).
+
+predict, report and analyze read the profile from --machine FILE, or from the
+default path (the user's configuration directory, prophet/machine.json),
+which is where calibrate writes when -o is not given.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		out := fs.StringP("output", "o", "", "where to write the machine profile (default: the user config directory's prophet/machine.json)")
+		onlyOverheads := fs.Bool("overheads", false, "measure only the goroutine overheads and walk costs (skip the memory benchmark)")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() != 0 {
+			return usagef("calibrate: takes no arguments, got %q", fs.Args())
+		}
+		path := *out
+		if path == "" {
+			def, err := machine.DefaultPath()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(def), 0o755); err != nil {
+				return fmt.Errorf("calibrate: %w", err)
+			}
+			path = def
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		res, err := calibrate.Run(ctx, calibrate.Options{
+			SkipMemory: *onlyOverheads,
+			Walk: func(context.Context) (machine.Walk, error) {
+				return syn.MeasureWalk(), nil
+			},
+			Tool:     "prophet " + version,
+			Progress: e.stderr,
+		})
+		if err != nil {
+			return fmt.Errorf("calibrate: %w", err)
+		}
+		if err := res.Profile.Save(path); err != nil {
+			return err
+		}
+		p := res.Profile
+		o := p.Overheads
+		w := e.stdout
+		fmt.Fprintf(w, "machine: %s, %d cores, %d-byte lines\n", p.CPU, p.Cores, p.LineSize)
+		fmt.Fprintf(w, "overheads: fork %.0fns join %.0fns chunk %.0fns spawn %.0fns lock %.0fns handoff %.0fns wake p50 %.1fµs p90 %.1fµs\n",
+			o.ForkNs, o.JoinNs, o.ChunkNs, o.SpawnNs, o.LockNs, o.LockHandoffNs, o.WakeP50Ns/1e3, o.WakeP90Ns/1e3)
+		fmt.Fprintf(w, "synthesizer walk: %.1fns per node, %.1fns per nested call\n", p.Walk.NodeNs, p.Walk.CallNs)
+		if m := p.Memory; m != nil {
+			for t := 1; t <= p.Cores; t++ {
+				if f, ok := m.Psi[t]; ok {
+					fmt.Fprintf(w, "Ψ_%d: %s fit, R² %.3f\n", t, f.Form, f.R2)
+				}
+			}
+			fmt.Fprintf(w, "Φ: ω = %.4g·δ^%.3f, R² %.3f (traffic ≥ %.0f MB/s)\n", m.Phi.A, m.Phi.B, m.Phi.R2, m.MinTrafficMBs)
+		}
+		fmt.Fprintf(e.stderr, "machine profile written to %s\n", path)
+		return nil
+	}
+	return c
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func demoCommand() *command {
+	c := &command{
+		name:    "demo",
+		args:    "[flags]",
+		summary: "profile a bundled example, predict its speedups and write a report",
+		long: `Runs the whole of prophet on a bundled example: profiles the annotated serial
+LU reduction (or the example named by --example), shows its program tree,
+predicts speedups with both emulators, measures the real parallel version
+on this machine for comparison, and writes an HTML report.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		example := fs.String("example", "lu", "example to run: "+fmt.Sprint(kernels.Names()))
+		scale := fs.Float64("scale", 1, "problem size relative to the example's default")
+		dir := fs.String("dir", filepath.Join(os.TempDir(), "prophet-demo"), "where to write the profile and the report")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() != 0 {
+			return usagef("demo: takes no arguments, got %q", fs.Args())
+		}
+		return demo(e, *example, *scale, *dir)
+	}
+	return c
+}
+
+func demo(e *env, name string, scale float64, dir string) error {
+	k, err := kernels.New(name, scale)
+	if err != nil {
+		return usagef("demo: %v", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	out := e.stdout
+	fmt.Fprintf(out, "== 1. Profile the annotated serial program\n%s\n\n", k.Describe())
+
+	k.Reset()
+	start := time.Now()
+	k.Serial()
+	plain := time.Since(start)
+
+	k.Reset()
+	start = time.Now()
+	t, err := annotate.Record(k.Serial)
+	profiled := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("demo: profiling %s: %w", name, err)
+	}
+	if err := k.Check(); err != nil {
+		return fmt.Errorf("demo: %s computed a wrong result: %w", name, err)
+	}
+	profile := filepath.Join(dir, name+".ppt")
+	if err := tree.WriteFile(profile, t); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n\n", plain.Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
+	if err := tree.WriteText(out, t, tree.TextOptions{MaxDepth: 3, MaxChildren: 4}); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(out, "\n== 2. Predict speedups\n")
+	cores := runtime.NumCPU()
+	pf := predictFlags{
+		threads:   "1,2,4,8,16",
+		schedules: "static,static:1,dynamic:1,guided:1,spawn",
+		emulators: "ff", memory: "auto",
+	}
+	pl, err := pf.plan()
+	if err != nil {
+		return err
+	}
+	preds, err := predictAll(e, t, profile, pl)
+	if err != nil {
+		return err
+	}
+	if err := preds.WriteTable(out); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(out, "\n== 3. The synthesizer replays the tree with real goroutines on this machine (%d cores)\n", cores)
+	own := k.Schedule()
+	sf := predictFlags{threads: fmt.Sprintf("1-%d", min(cores, 1024)), schedules: own.String(), emulators: "ff,syn", memory: "auto"}
+	spl, err := sf.plan()
+	if err != nil {
+		return err
+	}
+	spl.machine, spl.machineAt = pl.machine, pl.machineAt
+	synPreds, err := predictAll(e, t, profile, spl)
+	if err != nil {
+		return err
+	}
+	if err := synPreds.WriteTable(out); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(out, "\n== 4. The truth: the real parallel version (package par, %s)\n", own)
+	for th := 2; th <= cores; th *= 2 {
+		real := measureReal(k, th, plain)
+		fmt.Fprintf(out, "%d threads: real speedup %.2f", th, real)
+		for _, r := range synPreds.Results {
+			if r.Threads == th && !r.MemoryModel {
+				fmt.Fprintf(out, "  %s predicted %.2f (%+.0f%%)", r.Emulator, r.Speedup, 100*(r.Speedup-real)/real)
+			}
+		}
+		fmt.Fprintln(out)
+	}
+
+	fmt.Fprintf(out, "\n== 5. What limits it\n")
+	if err := writeAnalysis(out, t, pl.machine, pl.threads); err != nil {
+		return err
+	}
+	html := filepath.Join(dir, name+"-report.html")
+	if err := writeReport(html, t, profile, pl, preds, synPreds); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nReport: %s (open it in a browser)\n", html)
+	fmt.Fprintf(out, "Next: annotate your own program (see README.md), then prophet run -o my.ppt -- go run ./myprog\n")
+	return nil
+}
+
+// measureReal returns the median real speedup of k's parallel version at
+// th threads over the serial time serial, from three runs.
+func measureReal(k kernels.Kernel, th int, serial time.Duration) float64 {
+	prev := runtime.GOMAXPROCS(th)
+	defer runtime.GOMAXPROCS(prev)
+	var best []time.Duration
+	for range 3 {
+		k.Reset()
+		start := time.Now()
+		k.Parallel(th, k.Schedule())
+		best = append(best, time.Since(start))
+	}
+	med := median(best)
+	return float64(serial) / float64(med)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/ff"
+	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/internal/progress"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/report"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// predictFlags are the flags predict shares with demo and report.
+type predictFlags struct {
+	threads, schedules, emulators, memory, machine string
+}
+
+func (p *predictFlags) register(c *command, fs interface {
+	StringVar(*string, string, string, string)
+}) {
+	fs.StringVar(&p.threads, "threads", "1,2,4,8,16", "thread counts to predict (comma-separated; ranges like 1-8 allowed)")
+	fs.StringVar(&p.schedules, "schedule", "static,static:1,dynamic:1,guided:1,spawn", "schedules: static, static:C, dynamic:C, guided:C, spawn")
+	fs.StringVar(&p.emulators, "emulator", "ff", "emulators: ff (fast-forward, any thread count), syn (real goroutines, up to this machine's cores)")
+	fs.StringVar(&p.memory, "memory", "auto", "memory model: auto (when the profile has counters and a machine profile is found), on, off")
+	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate (default: the user config directory's prophet/machine.json, else built-in defaults)")
+}
+
+// plan is everything needed to run predictions, parsed from flags.
+type plan struct {
+	threads   []int
+	schedules []par.Schedule
+	emulators []emulate.SectionEmulator
+	mode      memmodel.Mode
+	machine   machine.Profile
+	machineAt string // where the profile came from, "" for built-in defaults
+}
+
+func (p *predictFlags) plan() (*plan, error) {
+	pl := &plan{}
+	var err error
+	if pl.threads, err = parseThreads(p.threads); err != nil {
+		return nil, usagef("--threads: %v", err)
+	}
+	if pl.schedules, err = par.ParseSchedules(p.schedules); err != nil {
+		return nil, usagef("--schedule: %v", err)
+	}
+	if pl.mode, err = memmodel.ParseMode(p.memory); err != nil {
+		return nil, usagef("--memory: %v", err)
+	}
+	for _, name := range strings.Split(p.emulators, ",") {
+		switch strings.TrimSpace(name) {
+		case "ff":
+			pl.emulators = append(pl.emulators, ff.New())
+		case "syn":
+			pl.emulators = append(pl.emulators, syn.New(syn.Options{}))
+		case "":
+		default:
+			return nil, usagef("--emulator: unknown emulator %q (want ff, syn or both: ff,syn)", name)
+		}
+	}
+	if len(pl.emulators) == 0 {
+		return nil, usagef("--emulator: no emulator given")
+	}
+	pl.machine, pl.machineAt, err = loadMachine(p.machine)
+	if err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// loadMachine reads the machine profile named by path, else the default
+// path when a file is there, else the built-in defaults.
+func loadMachine(path string) (machine.Profile, string, error) {
+	if path != "" {
+		m, err := machine.Load(path)
+		return m, path, err
+	}
+	if def, err := machine.DefaultPath(); err == nil {
+		if _, err := os.Stat(def); err == nil {
+			m, err := machine.Load(def)
+			return m, def, err
+		}
+	}
+	return machine.Default(), "", nil
+}
+
+// predictAll runs every prediction of pl on t. With the memory model
+// applied, it runs the grid twice, without and with burden factors.
+func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
+	opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+	burden, status := memmodel.ForTree(t, pl.machine, pl.mode)
+	if pl.mode == memmodel.On && !status.Applied {
+		return nil, fmt.Errorf("--memory on: %s", status)
+	}
+	out := &report.Predictions{Profile: profile, SerialNs: float64(tree.Work(t.Root)), Memory: status.String()}
+	passes := []func(*tree.Node, int) float64{nil}
+	if status.Applied {
+		passes = append(passes, burden)
+	}
+	total := len(passes) * len(pl.emulators) * len(pl.threads) * len(pl.schedules)
+	bar := progress.New(e.stderr, "predicting", total)
+	done := 0
+	for _, b := range passes {
+		opt.Burden = b
+		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
+		if err != nil {
+			bar.Done()
+			return nil, err
+		}
+		done += len(pl.emulators) * len(pl.threads) * len(pl.schedules)
+		out.Results = append(out.Results, sw.Results...)
+		if b == nil {
+			out.Notes = append(out.Notes, sw.Notes...)
+		}
+	}
+	bar.Done()
+	if pl.machineAt == "" {
+		out.Notes = append(out.Notes, "overheads are prophet's built-in defaults; run prophet calibrate for this machine's own")
+	}
+	return out, nil
+}
+
+func predictCommand() *command {
+	c := &command{
+		name:    "predict",
+		args:    "FILE [flags]",
+		summary: "predict speedups for thread counts, schedules and emulators",
+		long: `Predicts the speedup of the program recorded in FILE (from prophet run) for
+every thread count, schedule and emulator asked for. The fast-forward
+emulator (ff) computes the parallel schedule on an abstract machine of any
+size; the synthesizer (syn) replays the program tree with real goroutines on
+this machine, up to its core count. Burden factors from the memory model
+stretch computation when the profile has hardware counters and a machine
+profile is available.
+
+Examples:
+  prophet predict lu.ppt
+  prophet predict lu.ppt --threads 1-16 --schedule static:1,dynamic:1 --format csv
+  prophet predict lu.ppt --emulator ff,syn --threads 1,2
+  prophet predict lu.ppt --timeline lu-trace.json --plot lu.svg`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		var pf predictFlags
+		pf.register(c, fs)
+		format := fs.String("format", "table", "output format: table, json or csv")
+		timeline := fs.String("timeline", "", "write the ff schedule of the first --schedule at the largest --threads as Chrome trace-event JSON (open in Perfetto)")
+		plot := fs.String("plot", "", "write the speedup curves as an SVG file")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		path, err := oneFile(fs, "profile")
+		if err != nil {
+			return err
+		}
+		switch *format {
+		case "table", "json", "csv":
+		default:
+			return usagef("--format: want table, json or csv, not %q", *format)
+		}
+		pl, err := pf.plan()
+		if err != nil {
+			return err
+		}
+		t, err := tree.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		preds, err := predictAll(e, t, path, pl)
+		if err != nil {
+			return err
+		}
+		if *timeline != "" {
+			if err := writeTimeline(*timeline, t, pl); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "timeline written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", *timeline)
+		}
+		if *plot != "" {
+			if err := writeFileAtomic(*plot, func(w io.Writer) error {
+				return report.SpeedupPlot(w, report.PlotInput{Results: preds.Results, Title: path})
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "speedup plot written to %s\n", *plot)
+		}
+		switch *format {
+		case "json":
+			return preds.WriteJSON(e.stdout)
+		case "csv":
+			return preds.WriteCSV(e.stdout)
+		}
+		return preds.WriteTable(e.stdout)
+	}
+	return c
+}
+
+// writeTimeline writes the ff schedule of the first schedule at the largest
+// thread count of pl.
+func writeTimeline(path string, t *tree.Tree, pl *plan) error {
+	th := pl.threads[len(pl.threads)-1]
+	s := pl.schedules[0]
+	spans, _, err := ff.New().Trace(t, th, s, emulate.Options{Overheads: pl.machine.Overheads})
+	if err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	meta := map[string]any{"threads": th, "schedule": s.String(), "emulator": "ff"}
+	return writeFileAtomic(path, func(w io.Writer) error { return report.WriteTrace(w, spans, meta) })
+}
+
+// writeFileAtomic writes path through a temporary file renamed into place,
+// so a failure never leaves a half-written file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".prophet-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	werr := write(f)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

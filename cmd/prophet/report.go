@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/report"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func reportCommand() *command {
+	c := &command{
+		name:    "report",
+		args:    "FILE -o report.html [flags]",
+		summary: "write one self-contained HTML page with predictions, plots and analysis",
+		long: `Predicts (as prophet predict does, with the same flags), analyzes (as prophet
+analyze does) and writes everything into one HTML page that needs no network
+to open: the prediction table, speedup curves against linear and the
+work/span bounds, the regions that limit scaling, burden factors and, when
+the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		out := fs.StringP("output", "o", "", "the HTML file to write (required)")
+		var pf predictFlags
+		pf.register(c, fs)
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		path, err := oneFile(fs, "profile")
+		if err != nil {
+			return err
+		}
+		if *out == "" {
+			return usagef("report: name the page to write with -o FILE.html")
+		}
+		pl, err := pf.plan()
+		if err != nil {
+			return err
+		}
+		t, err := tree.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		preds, err := predictAll(e, t, path, pl)
+		if err != nil {
+			return err
+		}
+		if err := writeReport(*out, t, path, pl, preds); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "report written to %s\n", *out)
+		return nil
+	}
+	return c
+}
+
+// writeReport writes the HTML report for t with the given predictions.
+func writeReport(out string, t *tree.Tree, profile string, pl *plan, preds ...*report.Predictions) error {
+	a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: pl.threads})
+	if err != nil {
+		return fmt.Errorf("analyzing %s: %w", profile, err)
+	}
+	tot := t.Totals()
+	page := report.Page{
+		Title:     "prophet report: " + profile,
+		Program:   t.Meta.Program,
+		Profile:   profile,
+		Generated: time.Now().Format(time.RFC1123),
+		SerialNs:  float64(tot.SerialNs),
+		Analysis:  a,
+		Totals:    &tot,
+	}
+	for _, p := range preds {
+		page.Results = append(page.Results, p.Results...)
+		page.Notes = append(page.Notes, p.Notes...)
+		if page.Memory == "" {
+			page.Memory = p.Memory
+		}
+	}
+	return writeFileAtomic(out, func(w io.Writer) error { return report.HTML(w, page) })
+}

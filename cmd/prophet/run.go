@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func runCommand() *command {
+	c := &command{
+		name:    "run",
+		args:    "[-o FILE] -- PROGRAM [ARGS...]",
+		summary: "profile an annotated program and write its program tree",
+		long: `Runs PROGRAM with recording switched on (the PROPHET_PROFILE environment
+variable) and writes the program tree it records to FILE. PROGRAM must be
+annotated with package annotate and call annotate.Stop() before it exits
+(usually 'defer annotate.Stop()' in main). PROGRAM may be 'go run ./path'.
+
+Examples:
+  prophet run -o lu.ppt -- go run ./examples/lu
+  prophet run -- ./mybinary -input data.txt`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		out := fs.StringP("output", "o", "prophet.ppt", "where to write the profile")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			return usagef("run: name the program to run after -- (see prophet run --help)")
+		}
+		return runProgram(e, *out, fs.Args())
+	}
+	return c
+}
+
+// runProgram runs argv with recording on and moves the profile to out only
+// when the program wrote a valid one.
+func runProgram(e *env, out string, argv []string) error {
+	dir := filepath.Dir(out)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("run: cannot write %s: directory %s does not exist", out, dir)
+	}
+	tmp, err := os.CreateTemp(dir, ".prophet-run-*.ppt")
+	if err != nil {
+		return fmt.Errorf("run: cannot write %s: %w", out, err)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name()) // the program creates it; its absence means no profile
+	defer os.Remove(tmp.Name())
+	errFile, err := os.CreateTemp("", "prophet-run-*.err")
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	errFile.Close()
+	defer os.Remove(errFile.Name())
+
+	abs, err := filepath.Abs(tmp.Name())
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Env = append(os.Environ(),
+		annotate.EnvVar+"="+abs,
+		envErrors+"="+errFile.Name())
+	runErr := cmd.Run()
+
+	if msg, _ := os.ReadFile(errFile.Name()); len(strings.TrimSpace(string(msg))) > 0 {
+		return fmt.Errorf("%s: %s", filepath.Base(argv[0]), strings.TrimSpace(string(msg)))
+	}
+	if runErr != nil {
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			return fmt.Errorf("%s exited with status %d; no profile written", strings.Join(argv, " "), ee.ExitCode())
+		}
+		return fmt.Errorf("cannot run %s: %w", argv[0], runErr)
+	}
+	t, err := tree.ReadFile(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s finished without writing a profile: does it call annotate.Stop() before exiting (e.g. defer annotate.Stop() in main)?", strings.Join(argv, " "))
+	}
+	if err != nil {
+		return fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err)
+	}
+	if err := os.Rename(abs, out); err != nil {
+		return fmt.Errorf("run: writing %s: %w", out, err)
+	}
+	tot := t.Totals()
+	fmt.Fprintf(e.stderr, "profile written to %s: %d sections, %d tasks, %d locked regions, serial time %s\n",
+		out, tot.Sections, tot.Tasks, tot.Locks, tree.FormatNs(tot.SerialNs))
+	fmt.Fprintf(e.stderr, "next: prophet predict %s\n", out)
+	return nil
+}
+
+// envErrors names the file where an annotated program started by run
+// writes its annotation error, if any.
+const envErrors = "PROPHET_PROFILE_ERRORS"

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/validate"
+)
+
+func validateCommand() *command {
+	c := &command{
+		name:    "validate",
+		args:    "[--test test1|test2] [--samples N] [--threads 2,4] [--schedule ...] [--examples]",
+		summary: "measure prediction error against real parallel runs",
+		long: `Generates random programs shaped like the paper's Test1 (a parallel loop with
+imbalance and up to two critical sections) and Test2 (Test1 with inner-loop
+and nested parallelism), or with --examples takes the bundled kernels;
+profiles each annotated serial version, predicts its speedup with ff and
+syn, runs the same program really parallelized with package par, and reports
+the error |predicted − real| / real per test, emulator, schedule and thread
+count. A sample is reproducible from its seed.
+
+Thread counts above this machine's cores are skipped: a real run there does
+not measure the machine being predicted.`,
+	}
+	c.run = func(e *env, args []string) error {
+		fs := newFlags(c, e)
+		test := fs.String("test", "", "test1, test2, or both when empty")
+		samples := fs.Int("samples", 30, "samples per test")
+		threads := fs.String("threads", "2", "thread counts")
+		scheds := fs.String("schedule", "static,static:1,dynamic:1", "schedules")
+		emus := fs.String("emulator", "ff,syn", "emulators to check")
+		seed := fs.Uint64("seed", 1, "seed the samples are drawn from")
+		repeats := fs.Int("repeats", 5, "real runs per measurement (the median counts)")
+		scale := fs.Float64("scale", 1, "sample (or kernel) size relative to the default")
+		examples := fs.Bool("examples", false, "validate the bundled example kernels instead of generated samples")
+		format := fs.String("format", "table", "output format: table or json")
+		svg := fs.String("plot", "", "write a scatter plot of predicted against real speedups (SVG)")
+		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else built-in defaults)")
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() != 0 {
+			return usagef("validate: takes no arguments, got %q", fs.Args())
+		}
+		if *test != "" && *test != "test1" && *test != "test2" {
+			return usagef("--test: want test1 or test2, not %q", *test)
+		}
+		if *samples < 1 || *repeats < 1 {
+			return usagef("--samples and --repeats must be at least 1")
+		}
+		if *format != "table" && *format != "json" {
+			return usagef("--format: want table or json, not %q", *format)
+		}
+		th, err := parseThreads(*threads)
+		if err != nil {
+			return usagef("--threads: %v", err)
+		}
+		ss, err := par.ParseSchedules(*scheds)
+		if err != nil {
+			return usagef("--schedule: %v", err)
+		}
+		var el []string
+		for _, n := range strings.Split(*emus, ",") {
+			switch n = strings.TrimSpace(n); n {
+			case "ff", "syn":
+				el = append(el, n)
+			case "":
+			default:
+				return usagef("--emulator: unknown emulator %q (want ff, syn)", n)
+			}
+		}
+		m, _, err := loadMachine(*machinePath)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		rep, err := validate.Run(ctx, validate.Config{
+			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
+			Emulators: el, Repeats: *repeats, Examples: *examples, Scale: *scale,
+			Machine: m, Progress: e.stderr,
+		})
+		if err != nil {
+			return fmt.Errorf("validate: %w", err)
+		}
+		if *svg != "" {
+			if err := writeFileAtomic(*svg, rep.WriteSVG); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "scatter plot written to %s\n", *svg)
+		}
+		if *format == "json" {
+			return rep.WriteJSON(e.stdout)
+		}
+		return rep.WriteTable(e.stdout)
+	}
+	return c
+}
