@@ -69,7 +69,7 @@ func runProgram(e *env, out string, argv []string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(),
 		annotate.EnvVar+"="+abs,
-		envErrors+"="+errFile.Name())
+		annotate.EnvErrors+"="+errFile.Name())
 	runErr := cmd.Run()
 
 	if msg, _ := os.ReadFile(errFile.Name()); len(strings.TrimSpace(string(msg))) > 0 {
@@ -98,7 +98,3 @@ func runProgram(e *env, out string, argv []string) error {
 	fmt.Fprintf(e.stderr, "next: prophet predict %s\n", out)
 	return nil
 }
-
-// envErrors names the file where an annotated program started by run
-// writes its annotation error, if any.
-const envErrors = "PROPHET_PROFILE_ERRORS"

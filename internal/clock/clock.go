@@ -1,6 +1,11 @@
 // Package clock is prophet's monotonic nanosecond clock, shared by the
 // profiler (timestamps), the synthesizer (spin delays) and the
 // microbenchmarks, so that all of them measure time the same way.
+//
+// Ticks is the cheaper, raw alternative the profiler uses for event
+// stamps: the CPU's time-stamp counter on amd64 (about 9 ns a read on the
+// development VM, against about 23 ns for Now and 46 ns for time.Now),
+// converted to nanoseconds with a rate measured by MeasureTickRate.
 package clock
 
 import _ "unsafe" // for go:linkname

@@ -1,0 +1,214 @@
+package annotate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parallel-prophet/prophet/profiler"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// EnvVar is the environment variable that starts recording at program
+// start; its value is the profile's path.
+const EnvVar = "PROPHET_PROFILE"
+
+// EnvErrors is the environment variable naming a file where Stop also
+// writes its error, when recording was started by EnvVar. `prophet run`
+// sets it, so it can report an annotation error even when the program
+// ignores Stop's result.
+const EnvErrors = "PROPHET_PROFILE_ERRORS"
+
+// recorder is the package's one piece of global state: the active
+// profiler (read by every annotation call) and where its tree goes.
+type recorder struct {
+	p atomic.Pointer[profiler.Profiler]
+
+	mu     sync.Mutex // serializes Start, Stop and Record
+	path   string     // where Stop writes the tree
+	inFn   bool       // recording belongs to Record, not to Start
+	envErr error      // a failure to start from the environment, reported by Stop
+	errTo  string     // EnvErrors' file, when recording started from the environment
+}
+
+var rec recorder
+
+func init() { startFromEnv(os.Getenv) }
+
+// startFromEnv starts recording when getenv(EnvVar) names a path. A
+// failure is kept for Stop to report (init cannot return it), and also
+// returned.
+func startFromEnv(getenv func(string) string) error {
+	path := getenv(EnvVar)
+	if path == "" {
+		return nil
+	}
+	err := Start(path)
+	rec.mu.Lock()
+	rec.errTo = getenv(EnvErrors)
+	rec.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("%s=%s: %w", EnvVar, path, err)
+		rec.mu.Lock()
+		rec.envErr = err
+		rec.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// SecBegin marks the start of a parallel section (a loop to be
+// parallelized, a group of spawned calls) named name.
+func SecBegin(name string) {
+	if p := rec.p.Load(); p != nil {
+		p.SecBegin(name)
+	}
+}
+
+// SecEnd marks the end of the innermost section. The section ends with a
+// barrier unless nowait.
+func SecEnd(nowait bool) {
+	if p := rec.p.Load(); p != nil {
+		p.SecEnd(nowait)
+	}
+}
+
+// TaskBegin marks the start of a task (a loop iteration, a spawned call)
+// of the innermost section.
+func TaskBegin(name string) {
+	if p := rec.p.Load(); p != nil {
+		p.TaskBegin(name)
+	}
+}
+
+// TaskEnd marks the end of the innermost task.
+func TaskEnd() {
+	if p := rec.p.Load(); p != nil {
+		p.TaskEnd()
+	}
+}
+
+// LockBegin marks acquiring lock id (a critical section begins).
+func LockBegin(id int) {
+	if p := rec.p.Load(); p != nil {
+		p.LockBegin(id)
+	}
+}
+
+// LockEnd marks releasing lock id.
+func LockEnd(id int) {
+	if p := rec.p.Load(); p != nil {
+		p.LockEnd(id)
+	}
+}
+
+// Recording reports whether annotation calls are being recorded.
+func Recording() bool { return rec.p.Load() != nil }
+
+// ErrRecording is returned by Start and Record when recording is already
+// on.
+var ErrRecording = errors.New("annotate: already recording")
+
+// Start starts recording on the calling goroutine; Stop writes the profile
+// to path. It fails if recording is already on or path cannot be written.
+func Start(path string) error {
+	if path == "" {
+		return errors.New("annotate: empty profile path")
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.p.Load() != nil {
+		return ErrRecording
+	}
+	if err := checkWritable(path); err != nil {
+		return err
+	}
+	p, err := profiler.Start(profiler.Options{})
+	if err != nil {
+		return err
+	}
+	rec.path, rec.inFn = path, false
+	rec.envErr = nil
+	rec.p.Store(p)
+	return nil
+}
+
+// Stop stops recording and writes the profile to the path given to Start
+// (or PROPHET_PROFILE), atomically: a reader never sees half a file. On an
+// annotation error it returns the error (a *profiler.AnnotationError) and
+// writes nothing. When not recording it returns nil, or the error that
+// kept PROPHET_PROFILE from starting. Call it from the goroutine that
+// started recording.
+func Stop() error {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	err := stop()
+	if err != nil && rec.errTo != "" {
+		// Best effort: the error is also returned to the program.
+		_ = os.WriteFile(rec.errTo, []byte(err.Error()+"\n"), 0o644)
+	}
+	return err
+}
+
+// stop is Stop with rec.mu held.
+func stop() error {
+	p := rec.p.Load()
+	if p == nil {
+		err := rec.envErr
+		rec.envErr = nil
+		return err
+	}
+	if rec.inFn {
+		return errors.New("annotate: Stop called inside Record (Record stops by itself)")
+	}
+	rec.p.Store(nil)
+	t, err := p.Stop()
+	if err != nil {
+		return err
+	}
+	return writeTree(rec.path, t)
+}
+
+// Record records fn in-process and returns its program tree without
+// writing a file. It fails if recording is already on. If fn panics,
+// recording is stopped and the panic goes on.
+func Record(fn func()) (*tree.Tree, error) {
+	return RecordWith(profiler.Options{}, fn)
+}
+
+// RecordWith is Record with profiler options (for example NoCounters or a
+// compression tolerance).
+func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
+	rec.mu.Lock()
+	if rec.p.Load() != nil {
+		rec.mu.Unlock()
+		return nil, ErrRecording
+	}
+	p, err := profiler.Start(opt)
+	if err != nil {
+		rec.mu.Unlock()
+		return nil, err
+	}
+	rec.path, rec.inFn = "", true
+	rec.p.Store(p)
+	rec.mu.Unlock()
+
+	done := false
+	defer func() {
+		if !done { // fn panicked: stop recording, keep panicking
+			rec.mu.Lock()
+			rec.p.Store(nil)
+			rec.mu.Unlock()
+			p.Stop()
+		}
+	}()
+	fn()
+	done = true
+
+	rec.mu.Lock()
+	rec.p.Store(nil)
+	rec.mu.Unlock()
+	return p.Stop()
+}

@@ -1,0 +1,58 @@
+// Package annotate is the API a serial Go program uses to describe the
+// parallelism it could have, for prophet to predict its parallel speedup.
+//
+// Nothing is parallelized: the calls only mark where a parallel section
+// (SecBegin/SecEnd), its tasks (TaskBegin/TaskEnd) and critical sections
+// (LockBegin/LockEnd) would be:
+//
+//	annotate.SecBegin("rows")
+//	for i := range rows {
+//		annotate.TaskBegin("row")
+//		work(i)
+//		annotate.LockBegin(1)
+//		total += partial
+//		annotate.LockEnd(1)
+//		annotate.TaskEnd()
+//	}
+//	annotate.SecEnd(false)
+//
+// Calls must nest: a section holds tasks; a task holds computation, locks
+// and nested sections; a lock holds computation only. Loop and Lock are
+// Go-style helpers for the common shapes.
+//
+// # Recording
+//
+// Recording is off unless Start is called or the environment variable
+// PROPHET_PROFILE names a file when the program starts (which is what
+// `prophet run -o FILE -- PROGRAM` does). Either way the program must call
+// Stop, usually with defer in main, to write the profile:
+//
+//	func main() {
+//		defer func() {
+//			if err := annotate.Stop(); err != nil {
+//				log.Print(err)
+//			}
+//		}()
+//		...
+//	}
+//
+// Go offers no hook at process exit, so a program that sets
+// PROPHET_PROFILE but never calls Stop (or exits through os.Exit) writes
+// nothing. Stop when not recording does nothing and returns nil, so the
+// same binary runs with and without profiling. With recording off, every
+// annotation call is one load and a branch (about 1 ns); the calls can
+// stay in production code.
+//
+// # One goroutine
+//
+// The annotated program is serial. Recording belongs to the goroutine
+// that started it (the main goroutine, for PROPHET_PROFILE), which is
+// locked to its OS thread and pinned to one CPU until Stop; annotation
+// calls from other goroutines while recording are not supported (they
+// race with the recorder and corrupt the profile).
+//
+// Annotation mistakes (a TaskEnd that closes a section, a LockEnd with
+// the wrong id, a task outside any section, a section left open at Stop)
+// are reported by Stop as a *profiler.AnnotationError naming both
+// annotations, and no profile is written.
+package annotate

@@ -1,0 +1,57 @@
+package annotate_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// Annotating a loop whose iterations could run in parallel, with a
+// shared total protected by a lock. With recording off the calls cost a
+// branch each.
+func Example() {
+	data := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	total := 0
+	annotate.SecBegin("squares")
+	for _, x := range data {
+		annotate.TaskBegin("square")
+		sq := x * x
+		annotate.LockBegin(1)
+		total += sq
+		annotate.LockEnd(1)
+		annotate.TaskEnd()
+	}
+	annotate.SecEnd(false)
+	if err := annotate.Stop(); err != nil { // nil: not recording
+		log.Fatal(err)
+	}
+	fmt.Println(total)
+	// Output: 173
+}
+
+// Record profiles a function in-process and returns its program tree.
+func ExampleRecord() {
+	total := 0
+	t, err := annotate.Record(func() {
+		annotate.Loop("rows", 4, func(i int) {
+			annotate.Lock(1, func() { total += i })
+		})
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tasks := int64(0)
+	for _, n := range t.Root.Children {
+		if n.Kind == tree.KindSec {
+			for task := range n.Expanded() {
+				if task.Kind == tree.KindTask {
+					tasks++
+				}
+			}
+		}
+	}
+	fmt.Println(total, tasks)
+	// Output: 6 4
+}

@@ -1,0 +1,12 @@
+package clock
+
+// Ticks returns the CPU's time-stamp counter (the RDTSC instruction, not
+// serialized): about 9 ns a read on the development VM against about
+// 23 ns for Now. Ticks are not nanoseconds: convert differences with a
+// rate from MeasureTickRate, and use them only where TicksStable says the
+// counter runs at a constant rate and the reading thread stays on one CPU.
+func Ticks() int64
+
+// TicksAreTSC reports whether Ticks reads a hardware time-stamp counter
+// (true on amd64) rather than falling back to Now.
+const TicksAreTSC = true

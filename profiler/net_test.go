@@ -1,0 +1,122 @@
+package profiler
+
+import (
+	"math"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// scripted returns a Profiler that is fed records by hand (no clock, no
+// thread pinning): each event costs cost ticks of nsPerTick ns.
+func scripted(cost, nsPerTick float64) *Profiler {
+	p := &Profiler{
+		nsPerTick: nsPerTick,
+		costTicks: cost,
+		costNs:    cost * nsPerTick,
+		sums:      map[string]*sums{},
+		b:         tree.NewBuilder(tree.BuildOptions{NoCompress: true}),
+		stack:     []Annotation{{}},
+	}
+	p.minU = max(1, int64(p.costNs/2))
+	p.secGap = p.minU
+	return p
+}
+
+// feed buffers events whose intervals (in ticks) are given.
+func (p *Profiler) feed(events ...record) {
+	for _, e := range events {
+		e.from, e.t = p.last, p.last+e.t
+		p.last = e.t
+		p.buf[p.n] = e
+		p.n++
+	}
+}
+
+func TestNetLengths(t *testing.T) {
+	// 20 ticks per event at 0.5 ns a tick: 10 ns subtracted per interval.
+	p := scripted(20, 0.5)
+	p.feed(
+		record{t: 2020, op: opSecBegin, name: "s"}, // root U 1000
+		record{t: 25, op: opTaskBegin, name: "a"},  // 2.5 ns: carried (< 5)
+		record{t: 420, op: opLockBegin, arg: 3},    // task U 200 + 2.5 carried
+		record{t: 120, op: opLockEnd, arg: 3},      // L 50
+		record{t: 10, op: opTaskEnd},               // negative: clamped to 0, carried
+		record{t: 30, op: opTaskBegin, name: "b"},  // 5 ns: a Sec U node
+		record{t: 221, op: opTaskEnd},              // 100.5
+		record{t: 219, op: opSecEnd},               // 99.5 (with the carry: 100)
+		record{t: 40, op: opStop},                  // root U 10
+	)
+	tr, err := p.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	var walk func(n *tree.Node)
+	walk = func(n *tree.Node) {
+		if n.Kind.IsLeaf() {
+			got = append(got, n.Len)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(tr.Root)
+	want := []int64{1000, 202, 50, 5, 100, 100, 10}
+	if len(got) != len(want) {
+		t.Fatalf("leaf lengths %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("leaf lengths %v, want %v", got, want)
+		}
+	}
+	// Measured: all intervals minus 9 event costs; work differs only by
+	// the clamped negative interval (-5 ns) and rounding.
+	raw := int64(2020 + 25 + 420 + 120 + 10 + 30 + 221 + 219 + 40)
+	if wantM := int64(math.Round(float64(raw)*0.5 - 9*10)); tr.Meta.MeasuredNs != wantM {
+		t.Errorf("MeasuredNs = %d, want %d", tr.Meta.MeasuredNs, wantM)
+	}
+	if w := tree.Work(tr.Root); w < tr.Meta.MeasuredNs+4 || w > tr.Meta.MeasuredNs+5 {
+		t.Errorf("work %d, want MeasuredNs %d + 5 (the clamped interval) within rounding", w, tr.Meta.MeasuredNs)
+	}
+}
+
+func TestSectionGapsJoinTasks(t *testing.T) {
+	// 1 tick = 1 ns, no event cost; gaps under 100 ns between tasks join
+	// the next task, so the section is one run of equal tasks.
+	p := scripted(0, 1)
+	p.secGap = 100
+	p.feed(record{t: 50, op: opSecBegin, name: "s"}) // root U 50
+	for range 10 {
+		p.feed(
+			record{t: 30, op: opTaskBegin, name: "t"}, // gap: carried
+			record{t: 970, op: opTaskEnd},             // task U 1000
+		)
+	}
+	p.feed(
+		record{t: 30, op: opSecEnd}, // gap: carried
+		record{t: 470, op: opStop},  // root U 470 + 30
+	)
+	tr, err := p.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := tree.Work(tr.Root); w != 50+10*1000+500 {
+		t.Errorf("work %d, want %d", w, 50+10*1000+500)
+	}
+	var sec *tree.Node
+	for _, c := range tr.Root.Children {
+		if c.Kind == tree.KindSec {
+			sec = c
+		}
+	}
+	if sec == nil {
+		t.Fatal("no section")
+	}
+	for _, c := range sec.Children {
+		if c.Kind != tree.KindTask {
+			t.Errorf("section holds a %s node; the gaps should have joined the tasks", c.Kind)
+		}
+	}
+}

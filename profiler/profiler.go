@@ -1,0 +1,688 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// Clock choices for Options.Clock.
+const (
+	// ClockAuto uses the CPU's time-stamp counter where it runs at a
+	// constant rate and an event costs less with it than with
+	// runtime.nanotime (both are measured at Start), and runtime.nanotime
+	// otherwise.
+	ClockAuto = "auto"
+	// ClockTSC insists on the time-stamp counter (Start fails where it is
+	// not usable).
+	ClockTSC = "tsc"
+	// ClockNanotime uses the Go runtime's monotonic clock.
+	ClockNanotime = "nanotime"
+)
+
+// Options tune a Profiler. The zero value is the normal configuration.
+type Options struct {
+	// Build tunes the tree builder (compression tolerance).
+	Build tree.BuildOptions
+	// Clock is ClockAuto (default), ClockTSC or ClockNanotime.
+	Clock string
+	// Counters opens the per-section counters; nil means
+	// HardwareCounters.
+	Counters CounterOpener
+	// NoCounters turns the per-section counters off.
+	NoCounters bool
+	// NoPin leaves the thread's CPU affinity alone (the goroutine is
+	// still locked to its thread while recording).
+	NoPin bool
+	// EventCostNs, when positive, is used as the per-event cost instead
+	// of measuring it at Start.
+	EventCostNs float64
+	// SecGapNs: an interval inside a section but outside its tasks (the
+	// loop control between two TaskEnd and TaskBegin calls) shorter than
+	// this is not a U node of the section: it joins the next interval, so
+	// that runs of tasks are not broken by gaps of a few nanoseconds.
+	// Default 100 ns; negative: every such gap is kept.
+	SecGapNs int64
+	// RateSample is how long Start measures the time-stamp counter's rate
+	// against the monotonic clock (default 10ms).
+	RateSample time.Duration
+}
+
+// op is the kind of a buffered event.
+type op uint8
+
+const (
+	opSecBegin op = iota + 1
+	opSecEnd
+	opTaskBegin
+	opTaskEnd
+	opLockBegin
+	opLockEnd
+	opStop
+)
+
+// record is one buffered event: the clock interval [from, t) that it
+// closes, and the call.
+type record struct {
+	from, t int64
+	name    string
+	// arg is the lock id, or for SecEnd: bit 0 nowait, the rest the
+	// 1-based index of its counter sample (0: none).
+	arg int64
+	op  op
+}
+
+// bufLen is how many events are buffered before the tree is built from
+// them (about 24 KiB of records: they stay in the L1/L2 caches).
+const bufLen = 512
+
+// sample is one top-level section's counter reading.
+type sample struct {
+	Sample
+	ticks int64
+}
+
+// sums accumulates one section name's counter readings.
+type sums struct {
+	inst, cyc, llc uint64
+	ns             int64
+	runs           int64
+}
+
+// Profiler records one serial run's annotation events into a program
+// tree. Its event methods (SecBegin, ..., LockEnd) must be called from the
+// goroutine that called Start, and not after Stop.
+type Profiler struct {
+	// Hot fields, touched by every event.
+	n        int   // buffered records
+	last     int64 // stamp where the current interval began
+	depth    int   // open sections (for top-level counters)
+	tsc      bool  // stamps are time-stamp counter ticks
+	counting bool  // counters are on
+	buf      [bufLen]record
+
+	opt       Options
+	b         *tree.Builder
+	nsPerTick float64
+	costTicks float64
+	costNs    float64
+	frac      float64 // rounding carry of net lengths
+	carry     int64   // net ns of intervals too short to be U nodes
+	minU      int64   // shortest interval kept as its own U node
+	secGap    int64   // shortest interval kept as a U node of a section
+	rawTicks  int64   // sum of all closed intervals
+	events    int64
+	stack     []Annotation // open annotations; stack[0] is the root
+	err       *AnnotationError
+	stopped   bool
+
+	counters CounterSet
+	note     string // why counters are missing
+	secStart int64  // stamp when the top-level section's counters began
+	paused   int64  // ticks the profiler itself spent inside that section
+	samples  []sample
+	sums     map[string]*sums
+
+	unpin    func()
+	pinNote  string
+	clock    string
+	recorded time.Time
+}
+
+// Start begins recording on the calling goroutine: it locks the goroutine
+// to its thread and pins the thread (unless NoPin), opens the counters
+// (unless NoCounters), measures the clock's rate and the profiler's own
+// per-event cost, and returns a Profiler whose first interval begins when
+// Start returns. Counter and pinning failures are not errors: they are
+// recorded in the tree's Meta.
+func Start(opt Options) (*Profiler, error) {
+	p := &Profiler{opt: opt, nsPerTick: 1, sums: map[string]*sums{}}
+	p.recorded = time.Now()
+	var tscNote string
+	switch opt.Clock {
+	case "", ClockAuto, ClockTSC:
+		ok, why := clock.TicksStable()
+		switch {
+		case ok && clock.TicksAreTSC:
+			p.tsc = true
+		case opt.Clock == ClockTSC && !clock.TicksAreTSC:
+			return nil, errors.New("profiler: no time-stamp counter on this architecture")
+		case opt.Clock == ClockTSC:
+			return nil, fmt.Errorf("profiler: time-stamp counter not usable: %s", why)
+		case clock.TicksAreTSC:
+			tscNote = " (time-stamp counter not used: " + why + ")"
+		}
+	case ClockNanotime:
+	default:
+		return nil, fmt.Errorf("profiler: unknown clock %q (want %s, %s or %s)", opt.Clock, ClockAuto, ClockTSC, ClockNanotime)
+	}
+
+	// Pin first: the rate and cost measurements run where recording will.
+	if opt.NoPin {
+		p.unpin, p.pinNote = lockOnly(), "thread locked, not pinned"
+	} else {
+		var cpu int
+		cpu, p.unpin, p.pinNote = pin()
+		if p.pinNote == "" {
+			p.pinNote = fmt.Sprintf("thread pinned to CPU %d", cpu)
+		}
+	}
+
+	if p.tsc {
+		d := opt.RateSample
+		if d <= 0 {
+			d = 10 * time.Millisecond
+		}
+		p.nsPerTick = clock.MeasureTickRate(d)
+	}
+	switch {
+	case opt.EventCostNs > 0:
+		p.costNs = opt.EventCostNs
+		p.costTicks = opt.EventCostNs / p.nsPerTick
+	case p.tsc:
+		p.costTicks = measureEventCost(true)
+		p.costNs = p.costTicks * p.nsPerTick
+		if opt.Clock != ClockTSC {
+			// Keep the cheaper clock (a hypervisor may trap RDTSC).
+			if c := measureEventCost(false); c < p.costNs {
+				tscNote = fmt.Sprintf(" (cheaper here than the time-stamp counter: %.1f against %.1f ns an event)", c, p.costNs)
+				p.tsc, p.nsPerTick, p.costTicks, p.costNs = false, 1, c, c
+			}
+		}
+	default:
+		p.costTicks = measureEventCost(false)
+		p.costNs = p.costTicks
+	}
+	if p.tsc {
+		p.clock = fmt.Sprintf("tsc (rdtsc, %.4f GHz measured against %s)", 1/p.nsPerTick, clock.Name)
+	} else {
+		p.clock = clock.Name + tscNote
+	}
+
+	if opt.NoCounters {
+		p.note = "hardware counters off (not requested)"
+	} else {
+		open := opt.Counters
+		if open == nil {
+			open = HardwareCounters
+		}
+		c, err := open()
+		switch {
+		case err != nil:
+			p.note = err.Error()
+		case c == nil:
+			p.note = "hardware counters unavailable: no counter set"
+		default:
+			p.counters, p.counting = c, true
+		}
+	}
+
+	// Intervals shorter than half an event's cost are clock noise around
+	// zero (a TaskEnd right before a TaskBegin): they join the next U
+	// interval instead of becoming nodes that would break runs.
+	p.minU = max(1, int64(p.costNs/2))
+	p.secGap = p.minU
+	switch {
+	case opt.SecGapNs == 0:
+		p.secGap = max(p.minU, 100)
+	case opt.SecGapNs > 0:
+		p.secGap = max(p.minU, opt.SecGapNs)
+	}
+	p.b = tree.NewBuilder(opt.Build)
+	p.stack = append(make([]Annotation, 0, 32), Annotation{})
+	p.last = p.now()
+	return p, nil
+}
+
+// now reads the profiler's clock.
+func (p *Profiler) now() int64 {
+	if p.tsc {
+		return clock.Ticks()
+	}
+	return clock.Now()
+}
+
+// put stamps and buffers one event.
+func (p *Profiler) put(o op, name string, arg int64) {
+	var t int64
+	if p.tsc {
+		t = clock.Ticks()
+	} else {
+		t = clock.Now()
+	}
+	// putAt, by hand: one call less on the hot path.
+	r := &p.buf[p.n]
+	r.from, r.t, r.name, r.arg, r.op = p.last, t, name, arg, o
+	p.last = t
+	p.n++
+	if p.n == bufLen {
+		p.flush()
+	}
+}
+
+// putAt buffers one event whose stamp is t.
+func (p *Profiler) putAt(t int64, o op, name string, arg int64) {
+	r := &p.buf[p.n]
+	r.from, r.t, r.name, r.arg, r.op = p.last, t, name, arg, o
+	p.last = t
+	p.n++
+	if p.n == bufLen {
+		p.flush()
+	}
+}
+
+// SecBegin records the start of a parallel section.
+func (p *Profiler) SecBegin(name string) {
+	p.put(opSecBegin, name, 0)
+	p.depth++
+	if p.depth == 1 && p.counting {
+		p.beginCounters()
+	}
+}
+
+// SecEnd records the end of the innermost section; nowait means no
+// barrier at its end.
+func (p *Profiler) SecEnd(nowait bool) {
+	t := p.now()
+	var arg int64
+	if nowait {
+		arg = 1
+	}
+	p.depth--
+	if p.depth == 0 && p.counting {
+		arg |= p.endCounters(t) << 1
+		p.putAt(t, opSecEnd, "", arg)
+		p.last = p.now() // the counter read falls into no interval
+		return
+	}
+	p.putAt(t, opSecEnd, "", arg)
+}
+
+// TaskBegin records the start of a task of the innermost section.
+//
+// It is kept out of line so that annotate's one-line wrappers inline
+// into the program (recording off must stay a load and a branch).
+//
+//go:noinline
+func (p *Profiler) TaskBegin(name string) { p.put(opTaskBegin, name, 0) }
+
+// TaskEnd records the end of the innermost task.
+//
+// It is kept out of line so that annotate's one-line wrappers inline
+// into the program (recording off must stay a load and a branch).
+//
+//go:noinline
+func (p *Profiler) TaskEnd() { p.put(opTaskEnd, "", 0) }
+
+// LockBegin records acquiring lock id.
+//
+// It is kept out of line so that annotate's one-line wrappers inline
+// into the program (recording off must stay a load and a branch).
+//
+//go:noinline
+func (p *Profiler) LockBegin(id int) { p.put(opLockBegin, "", int64(id)) }
+
+// LockEnd records releasing lock id.
+//
+// It is kept out of line so that annotate's one-line wrappers inline
+// into the program (recording off must stay a load and a branch).
+//
+//go:noinline
+func (p *Profiler) LockEnd(id int) { p.put(opLockEnd, "", int64(id)) }
+
+// EventCostNs returns the per-event cost that is subtracted from every
+// interval.
+func (p *Profiler) EventCostNs() float64 { return p.costNs }
+
+// ClockName describes the clock the profiler reads.
+func (p *Profiler) ClockName() string { return p.clock }
+
+// CountersNote says why there are no counters ("" when there are).
+func (p *Profiler) CountersNote() string { return p.note }
+
+// beginCounters starts the counters of a top-level section; the time it
+// takes falls into no interval.
+func (p *Profiler) beginCounters() {
+	if err := p.counters.Begin(); err != nil {
+		p.counterFailed(err)
+		return
+	}
+	p.secStart = p.now()
+	p.paused = 0
+	p.last = p.secStart
+}
+
+// endCounters reads the counters of a top-level section that ended at t
+// and returns the 1-based index of the sample (0 if none).
+func (p *Profiler) endCounters(t int64) int64 {
+	s, err := p.counters.End()
+	if err != nil {
+		p.counterFailed(err)
+		return 0
+	}
+	p.samples = append(p.samples, sample{s, t - p.secStart - p.paused})
+	return int64(len(p.samples))
+}
+
+// counterFailed turns the counters off for the rest of the run.
+func (p *Profiler) counterFailed(err error) {
+	p.counting = false
+	p.note = fmt.Sprintf("hardware counters failed during recording (sections after the failure have none): %v", err)
+}
+
+// flush builds the tree from the buffered events; its own time falls into
+// no interval, and inside a top-level section the counters pause for it.
+func (p *Profiler) flush() {
+	t := p.last
+	counted := p.counting && p.depth > 0
+	if counted {
+		if err := p.counters.Pause(); err != nil {
+			p.counterFailed(err)
+			counted = false
+		}
+	}
+	p.drain()
+	if counted {
+		if err := p.counters.Resume(); err != nil {
+			p.counterFailed(err)
+		}
+	}
+	p.last = p.now()
+	p.paused += p.last - t
+}
+
+// drain applies the buffered events to the tree.
+func (p *Profiler) drain() {
+	if !p.stopped {
+		for i := 0; i < p.n; i++ {
+			p.apply(&p.buf[i])
+		}
+	}
+	p.n = 0
+	p.samples = p.samples[:0]
+}
+
+// net converts a raw interval of ticks to net nanoseconds: the per-event
+// cost subtracted, clamped at zero, and rounded with a carry so that
+// totals stay exact.
+func (p *Profiler) net(raw int64) int64 {
+	f := (float64(raw)-p.costTicks)*p.nsPerTick + p.frac
+	if f < 0 {
+		f = 0
+	}
+	ns := int64(f)
+	p.frac = f - float64(ns)
+	return ns
+}
+
+// apply checks one event against the open annotations and builds the tree.
+func (p *Profiler) apply(r *record) {
+	raw := r.t - r.from
+	p.rawTicks += raw
+	if r.op == opStop {
+		if p.err == nil {
+			p.closeInterval(raw)
+			if p.carry > 0 {
+				p.b.U(p.carry)
+				p.carry = 0
+			}
+		}
+		return
+	}
+	p.events++
+	if p.err != nil {
+		return
+	}
+	ev := p.events
+	top := &p.stack[len(p.stack)-1]
+	switch r.op {
+	case opSecBegin:
+		call := func() string { return fmt.Sprintf("SecBegin %q", r.name) }
+		switch top.Kind {
+		case Lock:
+			p.misplaced(call(), ev, top, "a lock holds computation only")
+			return
+		case Sec:
+			p.misplaced(call(), ev, top, "a section holds tasks; a nested section belongs inside a task")
+			return
+		}
+		p.closeInterval(raw)
+		p.b.BeginSec(r.name)
+		p.stack = append(p.stack, Annotation{Kind: Sec, Name: r.name, Event: ev})
+	case opSecEnd:
+		if top.Kind != Sec {
+			p.mismatch("SecEnd", ev, top)
+			return
+		}
+		p.closeInterval(raw)
+		p.b.EndSec(r.arg&1 == 1, p.sectionCounters(top.Name, r.arg>>1))
+		p.stack = p.stack[:len(p.stack)-1]
+	case opTaskBegin:
+		call := func() string { return fmt.Sprintf("TaskBegin %q", r.name) }
+		switch top.Kind {
+		case 0:
+			p.misplaced(call(), ev, nil, "outside any section")
+			return
+		case Lock:
+			p.misplaced(call(), ev, top, "a lock holds computation only")
+			return
+		case Task:
+			p.misplaced(call(), ev, top, "a task belongs directly to a section; a nested task needs a nested section")
+			return
+		}
+		p.closeInterval(raw)
+		p.b.BeginTask(r.name)
+		p.stack = append(p.stack, Annotation{Kind: Task, Name: r.name, Event: ev})
+	case opTaskEnd:
+		if top.Kind != Task {
+			p.mismatch("TaskEnd", ev, top)
+			return
+		}
+		p.closeInterval(raw)
+		p.b.EndTask()
+		p.stack = p.stack[:len(p.stack)-1]
+	case opLockBegin:
+		if top.Kind == Lock {
+			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, "a lock holds computation only")
+			return
+		}
+		p.closeInterval(raw)
+		p.stack = append(p.stack, Annotation{Kind: Lock, ID: int(r.arg), Event: ev})
+	case opLockEnd:
+		if top.Kind != Lock || top.ID != int(r.arg) {
+			p.mismatch(fmt.Sprintf("LockEnd(%d)", r.arg), ev, top)
+			return
+		}
+		p.b.L(top.ID, p.net(raw))
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+}
+
+// closeInterval adds an interval outside any lock to the open node, or,
+// when it is shorter than minU (secGap in a section), carries it to the
+// next one.
+func (p *Profiler) closeInterval(raw int64) {
+	ns := p.net(raw) + p.carry
+	least := p.minU
+	if p.stack[len(p.stack)-1].Kind == Sec {
+		least = p.secGap
+	}
+	if ns < least {
+		p.carry = ns
+		return
+	}
+	p.carry = 0
+	p.b.U(ns)
+}
+
+func (p *Profiler) mismatch(call string, ev int64, top *Annotation) {
+	e := &AnnotationError{Problem: Mismatch, Call: call, Event: ev}
+	if top.Kind != 0 {
+		a := *top
+		e.Open = &a
+	}
+	p.err = e
+}
+
+func (p *Profiler) misplaced(call string, ev int64, top *Annotation, reason string) {
+	e := &AnnotationError{Problem: Misplaced, Call: call, Event: ev, Reason: reason}
+	if top != nil && top.Kind != 0 {
+		a := *top
+		e.Open = &a
+	}
+	p.err = e
+}
+
+// sectionCounters returns the counters of one run of a top-level section
+// from sample idx (1-based; 0: none) and adds them to the section name's
+// sums.
+func (p *Profiler) sectionCounters(name string, idx int64) *tree.Counters {
+	if idx <= 0 || int(idx) > len(p.samples) {
+		return nil
+	}
+	s := p.samples[idx-1]
+	c := &tree.Counters{
+		Instructions: s.Instructions,
+		Cycles:       s.Cycles,
+		LLCMisses:    s.LLCMisses,
+		TimeNs:       int64(math.Round(float64(s.ticks) * p.nsPerTick)),
+		Runs:         1,
+	}
+	a := p.sums[name]
+	if a == nil {
+		a = &sums{}
+		p.sums[name] = a
+	}
+	a.inst += c.Instructions
+	a.cyc += c.Cycles
+	a.llc += c.LLCMisses
+	a.ns += c.TimeNs
+	a.runs++
+	return c
+}
+
+// Stop ends recording: it closes the last interval, checks that nothing
+// is left open, restores the thread's affinity and unlocks it, closes the
+// counters, and returns the tree. Top-level sections that ran several
+// times carry the average of their runs' counters. On an annotation error
+// it returns an *AnnotationError and no tree. Stop must be called from
+// the goroutine that called Start, once.
+func (p *Profiler) Stop() (*tree.Tree, error) {
+	t := p.now()
+	if p.stopped {
+		return nil, errors.New("profiler: Stop called twice")
+	}
+	r := &p.buf[p.n]
+	r.from, r.t, r.name, r.arg, r.op = p.last, t, "", 0, opStop
+	p.n++
+	return p.finish()
+}
+
+// finish builds the tree from the buffered events (the last one an
+// opStop) and releases the thread and the counters.
+func (p *Profiler) finish() (*tree.Tree, error) {
+	p.drain()
+	p.stopped = true
+
+	if p.counters != nil {
+		p.counters.Close()
+	}
+	if p.unpin != nil {
+		p.unpin()
+	}
+
+	if p.err == nil && len(p.stack) > 1 {
+		a := p.stack[len(p.stack)-1]
+		p.err = &AnnotationError{Problem: Unclosed, Open: &a}
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+
+	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs
+	meta := tree.Meta{
+		Program:      strings.Join(os.Args, " "),
+		Recorded:     p.recorded.Format(time.RFC3339),
+		Clock:        p.clock + "; " + p.pinNote,
+		EventCostNs:  p.costNs,
+		MeasuredNs:   int64(math.Round(math.Max(measured, 0))),
+		CountersNote: p.note,
+		CPU:          cpuModel(),
+	}
+	tr, err := p.b.Finish(meta)
+	if err != nil {
+		return nil, fmt.Errorf("building the program tree: %w", err)
+	}
+	p.averageCounters(tr.Root)
+	return tr, nil
+}
+
+// averageCounters gives every top-level section the average counters of
+// all runs of sections with its name.
+func (p *Profiler) averageCounters(root *tree.Node) {
+	if len(p.sums) == 0 {
+		return
+	}
+	avg := make(map[string]*tree.Counters, len(p.sums))
+	for name, a := range p.sums {
+		avg[name] = &tree.Counters{
+			Instructions: a.inst / uint64(a.runs),
+			Cycles:       a.cyc / uint64(a.runs),
+			LLCMisses:    a.llc / uint64(a.runs),
+			TimeNs:       a.ns / a.runs,
+			Runs:         a.runs,
+		}
+	}
+	for _, c := range root.Children {
+		if c.Kind == tree.KindSec {
+			if a, ok := avg[c.Name]; ok {
+				c.Counters = a
+			}
+		}
+	}
+}
+
+// measureEventCost returns the profiler's own cost per event, in clock
+// ticks: the median, over batches, of the mean interval between
+// consecutive events with no work between them, recorded by the same
+// code path into a scratch profiler that builds no tree.
+func measureEventCost(tsc bool) float64 {
+	const batches, pairs = 31, 100 // 2*pairs < bufLen: no flush
+	s := &Profiler{tsc: tsc}
+	means := make([]float64, 0, batches)
+	for range batches {
+		s.n = 0
+		s.last = s.now()
+		for range pairs {
+			s.TaskBegin("calibrate")
+			s.TaskEnd()
+		}
+		first, last := s.buf[0].t, s.buf[s.n-1].t
+		means = append(means, float64(last-first)/float64(s.n-1))
+	}
+	s.n = 0
+	sort.Float64s(means)
+	return means[len(means)/2]
+}
+
+// cpuModel returns the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
