@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// prophet runs the command in-process and returns its exit status and
+// output streams.
+func prophet(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &env{stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// triangle writes a profile of a triangular loop 8,7,…,1 ms with a
+// 0.1 ms critical section per task, and returns its path.
+func triangle(t *testing.T) string {
+	t.Helper()
+	var tasks []*tree.Node
+	for i := int64(8); i >= 1; i-- {
+		tasks = append(tasks, tree.Task("row", tree.U(i*1e6), tree.L(1, 1e5)))
+	}
+	tr := tree.New(tree.U(1e6), tree.Sec("rows", tasks...))
+	path := filepath.Join(t.TempDir(), "tri.ppt")
+	if err := tree.WriteFile(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestUsageErrors(t *testing.T) {
+	prof := triangle(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"no command", nil, 2, ""},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"unknown flag", []string{"predict", "--bogus", prof}, 2, "unknown flag"},
+		{"no file", []string{"predict"}, 2, "name the profile"},
+		{"two files", []string{"tree", prof, prof}, 2, "one profile only"},
+		{"bad format", []string{"predict", "--format", "xml", prof}, 2, "--format"},
+		{"bad schedule", []string{"predict", "--schedule", "fancy", prof}, 2, "unknown schedule"},
+		{"bad threads", []string{"predict", "--threads", "0", prof}, 2, "out of range"},
+		{"bad emulator", []string{"predict", "--emulator", "magic", prof}, 2, "unknown emulator"},
+		{"bad memory mode", []string{"predict", "--memory", "maybe", prof}, 2, "--memory"},
+		{"run without program", []string{"run"}, 2, "name the program"},
+		{"whatif without change", []string{"whatif", prof}, 2, "exactly one"},
+		{"whatif faster needs region", []string{"whatif", "--faster", "2", prof}, 2, "--region"},
+		{"report without -o", []string{"report", prof}, 2, "-o"},
+		{"missing file", []string{"tree", "/nonexistent/x.ppt"}, 1, "no such file"},
+		{"unknown region", []string{"whatif", "--region", "nosuch", "--faster", "2", prof}, 1, "nosuch"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := prophet(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "goroutine 1 [") || strings.Contains(stderr, "panic:") {
+				t.Errorf("stderr looks like a panic: %q", stderr)
+			}
+		})
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, c := range commands() {
+		code, out, _ := prophet(c.name, "--help")
+		if code != 0 || !strings.Contains(out, "Usage: prophet "+c.name) {
+			t.Errorf("%s --help: status %d, output %q", c.name, code, out)
+		}
+		code2, out2, _ := prophet("help", c.name)
+		if code2 != 0 || out2 != out {
+			t.Errorf("help %s differs from %s --help", c.name, c.name)
+		}
+	}
+}
+
+func TestCorruptedProfile(t *testing.T) {
+	prof := triangle(t)
+	data, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-3] ^= 0xff
+	bad := filepath.Join(t.TempDir(), "bad.ppt")
+	os.WriteFile(bad, data, 0o644)
+	for _, cmd := range []string{"tree", "predict", "analyze"} {
+		code, _, stderr := prophet(cmd, bad)
+		if code != 1 || !strings.Contains(stderr, "corrupted") {
+			t.Errorf("%s on a corrupted file: status %d, stderr %q", cmd, code, stderr)
+		}
+	}
+	notProfile := filepath.Join(t.TempDir(), "x.ppt")
+	os.WriteFile(notProfile, []byte("hello, I am a text file\n"), 0o644)
+	if code, _, stderr := prophet("tree", notProfile); code != 1 || !strings.Contains(stderr, "not a prophet profile") {
+		t.Errorf("tree on a text file: status %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPredictJSON(t *testing.T) {
+	prof := triangle(t)
+	code, out, stderr := prophet("predict", prof, "--format", "json", "--threads", "1,2,64", "--schedule", "static,dynamic:1,spawn", "--memory", "off")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	var doc struct {
+		Predictions []map[string]any `json:"predictions"`
+		Status      string           `json:"memory_model_status"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(doc.Predictions) != 9 {
+		t.Fatalf("%d predictions, want 9 (3 threads × 3 schedules)", len(doc.Predictions))
+	}
+	for _, p := range doc.Predictions {
+		for _, k := range []string{"emulator", "schedule", "threads", "speedup", "memory_model"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("prediction %v lacks %q", p, k)
+			}
+		}
+		if p["memory_model"] != false {
+			t.Errorf("memory model applied with --memory off: %v", p)
+		}
+		// No schedule beats the bound of the longest task: 10.1 ms
+		// serial work, longest row 8.1 ms, plus 1 ms of serial code.
+		if s := p["speedup"].(float64); s > 38.8/9.1+1e-9 || s <= 0 {
+			t.Errorf("speedup %v out of bounds in %v", s, p)
+		}
+	}
+	if !strings.Contains(doc.Status, "memory model off") {
+		t.Errorf("memory status %q does not say the model is off", doc.Status)
+	}
+}
+
+func TestPredictTableCSVTimelinePlot(t *testing.T) {
+	prof := triangle(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.json")
+	svg := filepath.Join(dir, "curve.svg")
+	code, out, stderr := prophet("predict", prof, "--threads", "1-4", "--timeline", trace, "--plot", svg)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "ff static:1") || !strings.Contains(out, "Memory model off") {
+		t.Errorf("table lacks columns or the memory sentence:\n%s", out)
+	}
+	var events struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &events); err != nil || len(events.TraceEvents) == 0 {
+		t.Errorf("timeline is not trace-event JSON with events: %v", err)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<svg")) {
+		t.Errorf("plot is not an SVG: %v", err)
+	}
+	code, out, _ = prophet("predict", prof, "--format", "csv", "--threads", "2", "--schedule", "static")
+	if code != 0 || !strings.HasPrefix(out, "emulator,schedule,threads") || strings.Count(out, "\n") != 2 {
+		t.Errorf("csv: status %d, output %q", code, out)
+	}
+}
+
+func TestTreeAnalyzeWhatifReport(t *testing.T) {
+	prof := triangle(t)
+	code, out, stderr := prophet("tree", prof)
+	if code != 0 || !strings.Contains(out, `Sec "rows"`) || !strings.Contains(out, "8 tasks") {
+		t.Errorf("tree: status %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+	code, out, _ = prophet("tree", prof, "--format", "json")
+	var v map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v["tasks"] != float64(8) || v["serial_ns"] == nil {
+		t.Errorf("tree json: status %d, %v", code, v)
+	}
+	code, out, _ = prophet("analyze", prof, "--format", "json")
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+		t.Fatalf("analyze json: status %d, %q", code, out)
+	}
+	// Work 36.8 ms + 1 ms serial; span 1 ms + 8.1 ms.
+	if v["work_ns"] != 37.8e6 || v["span_ns"] != 9.1e6 {
+		t.Errorf("analyze: work %v, span %v; want 3.78e7 and 9.1e6", v["work_ns"], v["span_ns"])
+	}
+	code, out, stderr = prophet("whatif", prof, "--region", "row", "--faster", "2", "--threads", "2", "--schedule", "dynamic:1")
+	if code != 0 || !strings.Contains(out, "before") {
+		t.Errorf("whatif: status %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	code, _, stderr = prophet("report", prof, "-o", html, "--threads", "1,2,4")
+	if data, err := os.ReadFile(html); code != 0 || err != nil || !bytes.Contains(data, []byte("<svg")) {
+		t.Errorf("report: status %d, stderr %q, err %v", code, stderr, err)
+	}
+}
+
+// TestRunPrograms builds small annotated programs and profiles them with
+// prophet run: one good, one whose annotations do not nest.
+func TestRunPrograms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds programs")
+	}
+	dir := t.TempDir()
+	build := func(name string) string {
+		bin := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", bin, "./testdata/"+name)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
+		return bin
+	}
+	good, bad := build("good"), build("mismatch")
+
+	prof := filepath.Join(dir, "good.ppt")
+	code, _, stderr := prophet("run", "-o", prof, "--", good)
+	if code != 0 || !strings.Contains(stderr, "profile written to") {
+		t.Fatalf("run good: status %d, stderr %q", code, stderr)
+	}
+	tr, err := tree.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := tr.Totals(); tot.Tasks != 8 || tot.Sections != 1 || tot.Locks != 8 {
+		t.Errorf("profile totals %+v, want 8 tasks, 1 section, 8 locks", tot)
+	}
+
+	badProf := filepath.Join(dir, "bad.ppt")
+	code, _, stderr = prophet("run", "-o", badProf, "--", bad)
+	if code != 1 || !strings.Contains(stderr, "TaskEnd") || !strings.Contains(stderr, `Sec "outer"`) {
+		t.Errorf("run mismatch: status %d, stderr %q; want the error naming TaskEnd and Sec \"outer\"", code, stderr)
+	}
+	if _, err := os.Stat(badProf); err == nil {
+		t.Errorf("a profile was written for a program with mismatched annotations")
+	}
+}
