@@ -1,0 +1,61 @@
+package machine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	p := Default()
+	p.CPU, p.Cores = "Test CPU", 16
+	p.Memory = &Memory{
+		Psi:           map[int]Fit{2: {Form: "linear", A: 1.35, B: 1758, R2: 0.99, MinX: 2000}},
+		Phi:           Fit{Form: "power", A: 101481, B: -0.964, R2: 0.95},
+		MinTrafficMBs: 2000,
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := p.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.CPU != p.CPU || q.Cores != 16 || q.Overheads != p.Overheads || q.Memory == nil ||
+		q.Memory.Psi[2] != p.Memory.Psi[2] || q.Memory.Phi != p.Memory.Phi {
+		t.Errorf("round trip changed the profile:\n got %+v\nwant %+v", q, p)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(text), 0o644)
+		return path
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(dir, "none.json"), "no such file"},
+		{"not json", write("bad.json", "hello"), "not a prophet machine profile"},
+		{"future version", write("v9.json", `{"version": 9}`), "version 9"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load(%s) = %v, want an error mentioning %q", tc.name, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSaveLeavesNothingHalfWritten(t *testing.T) {
+	err := Default().Save(filepath.Join(t.TempDir(), "no", "such", "dir", "m.json"))
+	if err == nil {
+		t.Fatal("Save into a missing directory succeeded")
+	}
+}
