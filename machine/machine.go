@@ -101,23 +101,30 @@ type Memory struct {
 }
 
 // Default returns a profile with prophet's built-in overhead defaults: the
-// numbers measured with the par constructs on a 2-core cloud VM (AMD EPYC,
-// Go 1.26) when the project started. Calibrate on your own machine for
-// better predictions.
+// medians of ten runs of calibrate.MeasureOverheads with the par
+// constructs on the project's 2-core cloud VM (AMD EPYC, Go 1.26, shared
+// with other work while measured). Some of these costs are bimodal on a
+// VM: JoinNs is about 0.3 µs when the waiting goroutine's core is awake
+// and about 10 µs when it has gone to sleep, LockHandoffNs 0.4 or 11 µs
+// likewise; the wake-up latency of an idle core is about 0.1 ms after a
+// few microseconds of idling and about 1.7 ms after 2 ms, and
+// WakeP50Ns/WakeP90Ns (0.19 and 0.5 ms) are the log-normal fitted to real
+// back-to-back two-task par.For sections of 0.1 to 3 ms. Calibrate on
+// your own machine for better predictions.
 func Default() Profile {
 	return Profile{
 		Version:  FormatVersion,
 		Cores:    0,
 		LineSize: 64,
 		Overheads: Overheads{
-			ForkNs:        2000,
-			JoinNs:        1000,
-			ChunkNs:       50,
-			SpawnNs:       300,
-			LockNs:        20,
-			LockHandoffNs: 500,
-			WakeP50Ns:     25000,
-			WakeP90Ns:     1000000,
+			ForkNs:        250,
+			JoinNs:        500,
+			ChunkNs:       17,
+			SpawnNs:       175,
+			LockNs:        12,
+			LockHandoffNs: 11000,
+			WakeP50Ns:     190000,
+			WakeP90Ns:     500000,
 		},
 		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}

@@ -1,0 +1,375 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// Trial counts of MeasureOverheads. Together they take a few seconds.
+const (
+	forkTrials    = 400
+	spawnTrials   = 40
+	spawnPerTrial = 1000
+	chunkIters    = 1 << 20
+	lockIters     = 1 << 20
+	handoffTrials = 200
+	// wakeIdle is how long everything sleeps before a wake-up trial;
+	// handoffHold how long a holder keeps a lock so that the waiter
+	// parks; teamSpin the work of each team member in a fork trial.
+	wakeIdle    = 2 * time.Millisecond
+	handoffHold = 50 * time.Microsecond
+	teamSpin    = 20 * time.Microsecond
+	// wakeTimeout bounds one wake-up trial; wakeGap is the serial code
+	// between back-to-back sections.
+	wakeTimeout = 20 * time.Millisecond
+	wakeGap     = 20 * time.Microsecond
+)
+
+// spin busy-waits for d on the monotonic clock, touching no memory.
+func spin(d time.Duration) {
+	end := clock.Now() + int64(d)
+	for clock.Now() < end {
+	}
+}
+
+// MeasureOverheads measures, with real goroutine constructs on this
+// machine at the current GOMAXPROCS (t), the costs the fast-forward
+// emulator charges:
+//
+//   - ForkNs: the encountering goroutine's time to start a team of t-1
+//     goroutines (wg.Add and the go statements, as par.For does), median
+//     over trials in which every member then spins 20 µs;
+//   - JoinNs: in the same trials, the time from the last worker's
+//     wg.Done to the return of the blocked wg.Wait (median);
+//   - ChunkNs: the time per chunk fetch of a worker in par.For's
+//     dynamic:1 loop with an empty body, all t workers fetching from
+//     the shared atomic counter at once (wall time × t / chunks);
+//   - SpawnNs: the spawner's time per go statement (wg.Add(1) and go),
+//     1000 at a time;
+//   - LockNs: one uncontended sync.Mutex Lock and Unlock;
+//   - LockHandoffNs: the time from Unlock by a holder that kept the lock
+//     50 µs to the parked waiter returning from Lock (median);
+//   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
+//     wake-up latency of an idle core (the time from a go statement to
+//     the new goroutine starting there), fitted to how late the second
+//     task of real two-task par.For sections starts, back to back, for
+//     task lengths of 0.1 to 3 ms (see measureWake).
+//
+// It takes a few seconds; progress (may be nil) is called after each of
+// the six measurements. With GOMAXPROCS = 1 there is no other core to
+// wake: WakeP50Ns and WakeP90Ns are then 0, and the team measured is of
+// two goroutines on the one core.
+func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
+	const total = 6
+	var ov machine.Overheads
+	t := max(runtime.GOMAXPROCS(0), 2)
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"fork and join", func(ctx context.Context) (err error) { ov.ForkNs, ov.JoinNs, err = measureForkJoin(ctx, t); return }},
+		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx, t); return }},
+		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
+		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
+		{"lock hand-off", func(ctx context.Context) (err error) { ov.LockHandoffNs, err = measureHandoff(ctx); return }},
+		{"wake-up latency", func(ctx context.Context) (err error) {
+			if runtime.GOMAXPROCS(0) < 2 {
+				return nil
+			}
+			ov.WakeP50Ns, ov.WakeP90Ns, err = measureWake(ctx)
+			return
+		}},
+	}
+	for i, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return machine.Overheads{}, fmt.Errorf("measuring %s: %w", s.name, err)
+		}
+		if err := s.run(ctx); err != nil {
+			return machine.Overheads{}, fmt.Errorf("measuring %s: %w", s.name, err)
+		}
+		if progress != nil {
+			progress(i+1, total)
+		}
+	}
+	return ov, nil
+}
+
+// quantile returns the p-quantile of xs (sorted in place).
+func quantile(p float64, xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return stat.Quantile(p, stat.Empirical, xs, nil)
+}
+
+// forkJoinOnce runs one team of t members that each spin d, and returns
+// the fork time (caller side) and the join time (last Done to Wait's
+// return; 0 when the caller arrived last and did not block).
+func forkJoinOnce(t int, d time.Duration) (fork, join float64) {
+	var wg sync.WaitGroup
+	var lastDone atomic.Int64
+	t0 := clock.Now()
+	wg.Add(t - 1)
+	for w := 1; w < t; w++ {
+		go func() {
+			spin(d)
+			lastDone.Store(clock.Now())
+			wg.Done()
+		}()
+	}
+	t1 := clock.Now()
+	// The caller does a little less than the workers, so that it waits
+	// at the barrier, as the slowest-worker case a barrier costs.
+	spin(d / 2)
+	wg.Wait()
+	t2 := clock.Now()
+	return float64(t1 - t0), float64(max(t2-lastDone.Load(), 0))
+}
+
+func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error) {
+	forks := make([]float64, 0, forkTrials)
+	joins := make([]float64, 0, forkTrials)
+	for i := 0; i < forkTrials; i++ {
+		if i%64 == 0 && ctx.Err() != nil {
+			return 0, 0, ctx.Err()
+		}
+		f, j := forkJoinOnce(t, teamSpin)
+		forks = append(forks, f)
+		joins = append(joins, j)
+	}
+	return quantile(0.5, forks), quantile(0.5, joins), nil
+}
+
+// chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
+// workers and returns the wall time.
+func chunkLoop(n, t int) time.Duration {
+	start := clock.Now()
+	par.For(n, t, par.Schedule{Policy: par.Dynamic, Chunk: 1}, func(int) {})
+	return time.Duration(clock.Now() - start)
+}
+
+func measureChunk(ctx context.Context, t int) (float64, error) {
+	best := time.Duration(1<<63 - 1)
+	for r := 0; r < 3; r++ {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		best = min(best, chunkLoop(chunkIters, t))
+	}
+	return float64(best) * float64(t) / chunkIters, nil
+}
+
+// spawnOnce starts n goroutines (wg.Add and go each) and returns the
+// spawner's time per go statement.
+func spawnOnce(n int) float64 {
+	var wg sync.WaitGroup
+	t0 := clock.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go wg.Done()
+	}
+	t1 := clock.Now()
+	wg.Wait()
+	return float64(t1-t0) / float64(n)
+}
+
+func measureSpawn(ctx context.Context) (float64, error) {
+	xs := make([]float64, 0, spawnTrials)
+	for i := 0; i < spawnTrials; i++ {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		xs = append(xs, spawnOnce(spawnPerTrial))
+	}
+	return quantile(0.5, xs), nil
+}
+
+// lockLoop returns the time per uncontended Lock and Unlock pair.
+func lockLoop(n int) float64 {
+	var mu sync.Mutex
+	t0 := clock.Now()
+	for i := 0; i < n; i++ {
+		mu.Lock()
+		mu.Unlock() //nolint:staticcheck // an empty critical section is the point
+	}
+	return float64(clock.Now()-t0) / float64(n)
+}
+
+func measureLock(ctx context.Context) (float64, error) {
+	best := 0.0
+	for r := 0; r < 3; r++ {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		x := lockLoop(lockIters)
+		if r == 0 || x < best {
+			best = x
+		}
+	}
+	return best, nil
+}
+
+// handoffOnce measures one contended hand-off: the holder keeps the lock
+// for hold while a waiter blocks on it, then unlocks.
+func handoffOnce(hold time.Duration) float64 {
+	var mu sync.Mutex
+	var got atomic.Int64
+	var waiting sync.WaitGroup
+	done := make(chan struct{})
+	mu.Lock()
+	waiting.Add(1)
+	go func() {
+		waiting.Done()
+		mu.Lock()
+		got.Store(clock.Now())
+		mu.Unlock()
+		close(done)
+	}()
+	waiting.Wait()
+	spin(hold)
+	t0 := clock.Now()
+	mu.Unlock()
+	<-done
+	return float64(max(got.Load()-t0, 0))
+}
+
+func measureHandoff(ctx context.Context) (float64, error) {
+	xs := make([]float64, 0, handoffTrials)
+	for i := 0; i < handoffTrials; i++ {
+		if i%32 == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		xs = append(xs, handoffOnce(handoffHold))
+	}
+	return quantile(0.5, xs), nil
+}
+
+// wakeOnce sleeps idle, starts a goroutine and spins until it has started
+// (or timeout), returning the start latency.
+func wakeOnce(idle, timeout time.Duration) float64 {
+	time.Sleep(idle)
+	var started atomic.Int64
+	t0 := clock.Now()
+	go func() { started.Store(clock.Now()) }()
+	end := t0 + int64(timeout)
+	for started.Load() == 0 && clock.Now() < end {
+	}
+	s := started.Load()
+	if s == 0 {
+		// Not started within timeout: let it run, count the timeout.
+		for started.Load() == 0 {
+			runtime.Gosched()
+		}
+		return float64(timeout)
+	}
+	return float64(max(s-t0, 0))
+}
+
+// wakeSection runs one section of two par.For tasks of l spinning each
+// (after gap of serial spinning) and returns how late the second task
+// started after the section began: min(W, about l) for a wake-up latency
+// W, since the first worker runs the second task itself when it is done
+// before the second core is.
+func wakeSection(gap, l time.Duration) float64 {
+	spin(gap)
+	var s1 atomic.Int64
+	t0 := clock.Now()
+	par.For(2, 2, par.Schedule{Policy: par.Static}, func(i int) {
+		if i == 1 {
+			s1.Store(clock.Now())
+		}
+		spin(l)
+	})
+	return float64(min(max(s1.Load()-t0, 0), int64(l)))
+}
+
+// Wake-up measurement: the task lengths of the sections, the sections
+// per length, and the quantiles the emulator samples (emulate/ff's
+// default: K = 5 quantiles (k+0.5)/K of a log-normal through p50, p90).
+var wakeLens = []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 3 * time.Millisecond}
+
+const (
+	wakeReps    = 60
+	wakeSamples = 5
+)
+
+// wakeModel returns the mean of min(q, l) over the wakeSamples quantiles
+// q of the log-normal distribution through p50 and p90.
+func wakeModel(p50, p90, l float64) float64 {
+	z90 := distuv.UnitNormal.Quantile(0.9)
+	d := distuv.LogNormal{Mu: math.Log(p50), Sigma: math.Log(p90/p50) / z90}
+	var sum float64
+	for k := 0; k < wakeSamples; k++ {
+		sum += min(d.Quantile((float64(k)+0.5)/wakeSamples), l)
+	}
+	return sum / wakeSamples
+}
+
+// fitWake returns the p50 and p90 (p90 > p50) of the log-normal
+// wake-up latency whose model best explains the measured mean delays
+// (least squares relative to the task lengths), searched on a
+// logarithmic grid.
+func fitWake(lens, delays []float64) (p50, p90 float64) {
+	best := math.Inf(1)
+	for i := 0; i <= 60; i++ {
+		m := 1e3 * math.Pow(10, float64(i)/15) // 1 µs to 10 ms
+		for j := 1; j <= 40; j++ {
+			q := m * math.Pow(10, float64(j)/15) // up to 460 × m
+			var e float64
+			for k, l := range lens {
+				r := (wakeModel(m, q, l) - delays[k]) / l
+				e += r * r
+			}
+			if e < best {
+				best, p50, p90 = e, m, q
+			}
+		}
+	}
+	return p50, p90
+}
+
+// measureWake runs sections of two tasks back to back, as a program's
+// loops follow each other (20 µs of serial code between, and one section
+// in five after 2 ms with nothing to run), for several task lengths l,
+// measures how late each second task starts (min(W, l) for a wake-up
+// latency W), and fits the log-normal distribution of W whose median and
+// 90th percentile make the fast-forward emulator's model of these
+// sections agree best with the measured delays. W is not measured
+// directly because it depends on how long the woken core has been idle,
+// which in a real program depends on W itself (a late worker keeps the
+// other core idle longer): on the project's VM a core idle for a few
+// microseconds starts a goroutine in about 0.1 ms, one idle for 2 ms in
+// about 1.7 ms.
+func measureWake(ctx context.Context) (p50, p90 float64, err error) {
+	lens := make([]float64, len(wakeLens))
+	delays := make([]float64, len(wakeLens))
+	for k, l := range wakeLens {
+		var sum float64
+		for r := 0; r < wakeReps; r++ {
+			if ctx.Err() != nil {
+				return 0, 0, ctx.Err()
+			}
+			if r%5 == 4 {
+				time.Sleep(wakeIdle)
+			}
+			sum += wakeSection(wakeGap, l)
+		}
+		lens[k], delays[k] = float64(l), sum/wakeReps
+	}
+	p50, p90 = fitWake(lens, delays)
+	return p50, p90, nil
+}

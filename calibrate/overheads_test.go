@@ -1,0 +1,222 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/ff"
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func TestMeasureOverheads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes a few seconds")
+	}
+	var calls, last int
+	ov, err := MeasureOverheads(context.Background(), func(done, total int) {
+		calls++
+		if done <= last || done > total {
+			t.Errorf("progress %d/%d after %d", done, total, last)
+		}
+		last = done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("measured overheads: %+v", ov)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"ForkNs", ov.ForkNs}, {"ChunkNs", ov.ChunkNs}, {"SpawnNs", ov.SpawnNs},
+		{"LockNs", ov.LockNs}, {"LockHandoffNs", ov.LockHandoffNs},
+	} {
+		if !(f.v > 0) || math.IsInf(f.v, 0) || f.v > 1e9 {
+			t.Errorf("%s = %v: want a positive time under a second", f.name, f.v)
+		}
+	}
+	if runtime.GOMAXPROCS(0) > 1 && !(ov.WakeP50Ns > 0) {
+		t.Errorf("WakeP50Ns = %v: want a positive time", ov.WakeP50Ns)
+	}
+	if ov.JoinNs < 0 {
+		t.Errorf("JoinNs = %v < 0", ov.JoinNs)
+	}
+	if ov.WakeP90Ns < ov.WakeP50Ns {
+		t.Errorf("WakeP90Ns %v < WakeP50Ns %v", ov.WakeP90Ns, ov.WakeP50Ns)
+	}
+	if calls != 6 {
+		t.Errorf("progress called %d times, want 6", calls)
+	}
+}
+
+func TestMeasureOverheadsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MeasureOverheads(ctx, nil); err == nil {
+		t.Fatal("cancelled context: want an error")
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	tests := []struct {
+		p    float64
+		xs   []float64
+		want float64
+	}{
+		{0.5, []float64{3, 1, 2}, 2},
+		{0.9, []float64{10, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 9},
+		{0.5, nil, 0},
+	}
+	for _, tc := range tests {
+		if got := quantile(tc.p, tc.xs); got != tc.want {
+			t.Errorf("quantile(%v, %v) = %v, want %v", tc.p, tc.xs, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkForkJoin(b *testing.B) {
+	for b.Loop() {
+		forkJoinOnce(2, 0)
+	}
+}
+
+func BenchmarkChunkDispatch(b *testing.B) {
+	n := max(b.N, 1)
+	b.ResetTimer()
+	d := chunkLoop(n, 2)
+	b.ReportMetric(float64(d)*2/float64(n), "ns/chunk")
+}
+
+func BenchmarkSpawn(b *testing.B) {
+	for b.Loop() {
+		spawnOnce(1)
+	}
+}
+
+func BenchmarkLock(b *testing.B) {
+	b.ReportMetric(lockLoop(max(b.N, 1)), "ns/lock")
+}
+
+func BenchmarkLockHandoff(b *testing.B) {
+	var sum float64
+	for b.Loop() {
+		sum += handoffOnce(20 * time.Microsecond)
+	}
+	b.ReportMetric(sum/float64(b.N), "ns/handoff")
+}
+
+func BenchmarkWake(b *testing.B) {
+	var sum float64
+	for b.Loop() {
+		sum += wakeOnce(wakeIdle, wakeTimeout)
+	}
+	b.ReportMetric(sum/float64(b.N), "ns/wake")
+}
+
+// spinFor busy-waits for ns nanoseconds on the monotonic clock, touching
+// no memory.
+func spinFor(ns int64) {
+	end := clock.Now() + ns
+	for clock.Now() < end {
+	}
+}
+
+// BenchmarkRealVsPredicted is the fast-forward emulator's accuracy check
+// on this machine: it measures the overheads (MeasureOverheads), then
+// runs a triangular loop (iterations of 8, 7, ..., 1 ms of spinning) with
+// par.For at GOMAXPROCS=2 for several schedules and compares the real
+// speedup with ff's prediction under the measured overheads and without
+// any. Every iteration runs the serial loop and each schedule once, each
+// after 2 ms of idling (so the second core sleeps, as before a parallel
+// loop of a real program); medians over iterations are reported as
+// metrics: SCHED-real, SCHED-ff, SCHED-ideal (speedups) and SCHED-err%
+// (ff's error relative to the real speedup). Run with -benchtime 20x.
+func BenchmarkRealVsPredicted(b *testing.B) {
+	if runtime.NumCPU() < 2 {
+		b.Skip("needs two cores")
+	}
+	const n = 8
+	lens := make([]int64, n)
+	var tasks []*tree.Node
+	var serialNs float64
+	for i := range lens {
+		lens[i] = int64(n-i) * int64(time.Millisecond)
+		tasks = append(tasks, tree.Task("i", tree.U(lens[i])))
+		serialNs += float64(lens[i])
+	}
+	sec := tree.Sec("triangular", tasks...)
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	ov, err := MeasureOverheads(context.Background(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("measured overheads: %+v", ov)
+	schedules := []string{"static", "static:1", "dynamic:1", "guided:1", "spawn"}
+	serial := []float64{}
+	real := map[string][]float64{}
+	b.ResetTimer()
+	for b.Loop() {
+		time.Sleep(2 * time.Millisecond)
+		t0 := clock.Now()
+		for _, l := range lens {
+			spinFor(l)
+		}
+		serial = append(serial, float64(clock.Now()-t0))
+		for _, s := range schedules {
+			sc, _ := par.ParseSchedule(s)
+			time.Sleep(2 * time.Millisecond)
+			t0 := clock.Now()
+			par.For(n, 2, sc, func(i int) { spinFor(lens[i]) })
+			real[s] = append(real[s], float64(clock.Now()-t0))
+		}
+	}
+	b.StopTimer()
+	ser := quantile(0.5, serial)
+	for _, s := range schedules {
+		sc, _ := par.ParseSchedule(s)
+		pred, err := ff.New().Section(sec, 2, sc, 1, emulate.Options{Overheads: ov})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ideal, err := ff.New().Section(sec, 2, sc, 1, emulate.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		realS := ser / quantile(0.5, real[s])
+		predS := serialNs / pred.ParallelNs
+		b.ReportMetric(realS, s+"-real")
+		b.ReportMetric(predS, s+"-ff")
+		b.ReportMetric(serialNs/ideal.ParallelNs, s+"-ideal")
+		b.ReportMetric(100*(predS-realS)/realS, s+"-err%")
+	}
+}
+
+func TestFitWake(t *testing.T) {
+	lens := []float64{100e3, 300e3, 1e6, 3e6}
+	tests := []struct{ p50, p90 float64 }{{200e3, 1.5e6}, {25e3, 1e6}, {1e6, 3e6}}
+	for _, tc := range tests {
+		delays := make([]float64, len(lens))
+		for i, l := range lens {
+			delays[i] = wakeModel(tc.p50, tc.p90, l)
+		}
+		p50, p90 := fitWake(lens, delays)
+		// The grid has 15 points per decade: within a step (17%) of the
+		// truth, or an equally good fit.
+		var e float64
+		for i, l := range lens {
+			r := (wakeModel(p50, p90, l) - delays[i]) / l
+			e += r * r
+		}
+		if e > 1e-3 || !(p90 > p50) {
+			t.Errorf("fit of p50 %v p90 %v: got %v, %v (error %v)", tc.p50, tc.p90, p50, p90, e)
+		}
+		t.Logf("truth %v/%v fitted %.0f/%.0f", tc.p50, tc.p90, p50, p90)
+	}
+}

@@ -1,0 +1,118 @@
+package ff
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// expandedNodes counts the nodes of n with runs written out.
+func expandedNodes(n *tree.Node) float64 {
+	c := 1.0
+	for _, ch := range n.Children {
+		c += expandedNodes(ch)
+	}
+	return c * float64(n.Reps())
+}
+
+// lockTree is a loop of n distinct tasks, each U, L (one of 4 locks), U.
+func lockTree(n int) *tree.Node {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tasks := make([]*tree.Node, n)
+	for i := range tasks {
+		tasks[i] = tree.Task("t", tree.U(500+rng.Int64N(1000)), tree.L(rng.IntN(4), 10+rng.Int64N(50)), tree.U(500+rng.Int64N(1000)))
+	}
+	return tree.Sec("locks", tasks...)
+}
+
+func benchSection(b *testing.B, sec *tree.Node, threads int, s string, ov machine.Overheads) {
+	sc, err := par.ParseSchedule(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := New()
+	nodes := expandedNodes(sec)
+	opt := emulate.Options{Overheads: ov}
+	b.ResetTimer()
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if _, err := e.Section(sec, threads, sc, 1, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := cpuSeconds() - cpu0
+	b.ReportMetric(nodes*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+	if cpu > 0 {
+		// On a loaded machine, wall time overstates the cost; the
+		// process's CPU time (GC included) is the fairer measure.
+		b.ReportMetric(nodes*float64(b.N)/cpu, "nodes/cpu-s")
+	}
+}
+
+// cpuSeconds returns the process's user and system CPU time.
+func cpuSeconds() float64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkLocks emulates 10^6 distinct tasks with locks (4·10^6 nodes),
+// dynamic:1 on 8 threads, without overheads (one emulation).
+func BenchmarkLocks(b *testing.B) {
+	sec := lockTree(1_000_000)
+	for _, s := range []string{"dynamic:1", "static", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
+	}
+}
+
+// BenchmarkLocksOverheads is BenchmarkLocks with machine.Default's
+// overheads: five emulations, one per wake-up latency sample.
+func BenchmarkLocksOverheads(b *testing.B) {
+	sec := lockTree(1_000_000)
+	benchSection(b, sec, 8, "dynamic:1", machine.Default().Overheads)
+}
+
+// BenchmarkRuns emulates a run of 10^6 identical tasks (2·10^6 expanded
+// nodes) stored as one node: static blocks are one step each.
+func BenchmarkRuns(b *testing.B) {
+	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(1000))))
+	for _, s := range []string{"static", "static:1", "dynamic:1", "dynamic:64", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
+	}
+}
+
+// BenchmarkNested emulates a recursive quicksort-like tree.
+func BenchmarkNested(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	sec := tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 1_000_000)))
+	for _, s := range []string{"static", "dynamic:1", "spawn"} {
+		b.Run(fmt.Sprintf("%s", s), func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
+	}
+}
+
+// BenchmarkLocksSmall is BenchmarkLocks on 10^4 tasks (the tree stays in
+// cache).
+func BenchmarkLocksSmall(b *testing.B) {
+	sec := lockTree(10_000)
+	for _, s := range []string{"dynamic:1", "static"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
+	}
+}
+
+// BenchmarkNestedSmall is BenchmarkNested on a tree that stays in cache.
+func BenchmarkNestedSmall(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	sec := tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 50_000)))
+	for _, s := range []string{"static", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
+	}
+}

@@ -1,0 +1,106 @@
+// Package ff is prophet's fast-forward emulator (the paper's section
+// IV-C): a discrete-event emulation of the program tree on an abstract
+// machine of t cores, driven by a priority heap (container/heap) of
+// events. It predicts the parallel time of each top-level section for any
+// thread count and schedule, including more cores than the machine at
+// hand, without running anything in parallel.
+//
+// # Model
+//
+// A section emulated at t threads runs on t cores (GOMAXPROCS = t) with
+// the par contract's goroutines:
+//
+//   - Worksharing schedules (static, static:C, dynamic:C, guided:C): the
+//     goroutine that reaches the section forks a team of min(t, tasks)
+//     workers; it is worker 0 and the others are new goroutines. static
+//     and static:C assign chunks exactly as par.Schedule.StaticChunks;
+//     dynamic and guided hand the next chunk (par.Schedule.GuidedChunk
+//     for guided) to the first worker that asks, in time order. Worker 0
+//     waits at the end for the others (the implicit barrier) unless the
+//     section is nowait. A team of one runs the loop inline: no fork,
+//     join or chunk costs.
+//   - spawn: the goroutine that reaches the section starts one goroutine
+//     per task, in order (the section's own U nodes run between the
+//     spawns, where they were), then waits for all of them.
+//   - Cores are shared greedily, as Go's scheduler does: an idle core runs
+//     any runnable goroutine; a goroutine blocked at a join or waiting for
+//     a lock frees its core (Go parks it); runnable goroutines wait in one
+//     FIFO queue, except that a goroutine resumed from a join or handed a
+//     lock goes first (Go readies it into runnext). Nested sections fork
+//     their own team (paper Fig. 6), whose extra workers compete for the
+//     same t cores; with spawn, nested tasks join the same pool, so the
+//     paper's Fig. 7 tree comes out at its real speedup of 2.0.
+//   - A goroutine runs each U or L node to its end once it has started it
+//     (no preemption inside a leaf: Go preempts every 10 ms, and a leaf
+//     rarely yields its core to a goroutine of equal standing anyway).
+//   - Locks: an L node requests its lock when its goroutine reaches it and
+//     gets it at once if the lock is free; otherwise the goroutine parks
+//     and waiters are served first come, first served (by request time).
+//     Waiting is exact: the lock passes to the next waiter when the
+//     holder's L ends.
+//   - Top-level nowait: worker 0 goes on without waiting, and the
+//     section's time is when its last goroutine ends (there is no state
+//     across top-level sections). A nested nowait section likewise lets
+//     its encountering goroutine go on; its workers still count for the
+//     top-level section's end.
+//   - The section's own U nodes (outside its tasks) that come before the
+//     first task run on the encountering goroutine before the fork; the
+//     others run on worker 0 after the fork (with spawn: where they are,
+//     between the spawns).
+//
+// Every U and L length is multiplied by the section's burden factor.
+//
+// # Overheads
+//
+// emulate.Options.Overheads (from the machine profile; machine.Default
+// carries numbers measured on the project's 2-core VM, see
+// calibrate.MeasureOverheads) are charged as follows; a zero Overheads
+// gives the ideal schedule exactly:
+//
+//   - ForkNs on the encountering goroutine before its team's workers
+//     become runnable (teams of two or more);
+//   - JoinNs once per section with a barrier, on worker 0 when it goes
+//     past the barrier (right away, or when the last worker wakes it);
+//   - ChunkNs on the fetching worker after every dynamic or guided chunk
+//     it gets (teams of two or more);
+//   - SpawnNs on the spawner before each spawned goroutine is runnable;
+//   - LockNs per L node, inside the critical section; LockHandoffNs
+//     more when the lock was handed over to a waiter that had parked
+//     (waited longer than LockSpinNs: sync.Mutex spins before it parks);
+//   - wake-up latency: a new goroutine (a team worker or a spawned task)
+//     that finds an idle core makes that core available only after a
+//     wake-up latency W, unless a busy core frees up earlier and takes it
+//     (exactly what happens in Go when the idle P's thread sleeps in the
+//     kernel: on a VM, waking it often takes longer than the first task).
+//     W is not a constant: Overheads gives its median WakeP50Ns and 90th
+//     percentile WakeP90Ns. The emulator fits a log-normal distribution
+//     through them and emulates each section once for each of K
+//     quantiles of it ((k+0.5)/K; with the default K = 5: the 10th to
+//     90th percentiles, the measured p50 and p90 among them), then
+//     averages the predicted times: the expected time when all wake-ups
+//     of one run are alike. This is deterministic; a section in which no
+//     core is ever woken is emulated only once.
+//
+// # Speed
+//
+// A goroutine runs its U nodes without touching the heap; only
+// interaction points (lock requests, forks, chunk fetches, spawns,
+// joins, ends) go through it, and not even then when the goroutine is
+// already the earliest. Events hold no pointers, so the heap costs the
+// garbage collector nothing. Runs of identical tasks that hold only U
+// nodes advance a worker by count × length in one step wherever the
+// schedule gives a worker several of them in a row (static blocks,
+// static and dynamic chunks); everything else is expanded, one frame per
+// task. Goroutines, frames and tables are recycled within a call and,
+// for an Emulator made by New, from one call to the next.
+//
+// # Timeline
+//
+// Emulator.Timeline and Emulator.Trace record the schedule as
+// emulate.Span values, one row per core (goroutines migrate between
+// cores as Go's do): a span per U or L node run (a run of identical
+// tasks done in one step is one span), per overhead charged, per lock
+// wait (on the core the waiting goroutine left, while that core has
+// nothing else to do) and per idle stretch. report.WriteTrace writes them
+// as Chrome trace-event JSON.
+package ff

@@ -1,0 +1,278 @@
+package ff
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// MaxThreads is the largest thread count the emulator accepts.
+const MaxThreads = 1 << 16
+
+// DefaultWakeSamples is the number of wake-up latency quantiles a section
+// is emulated with when Emulator.WakeSamples is zero.
+const DefaultWakeSamples = 5
+
+// Emulator is the fast-forward emulator. The zero value is ready to use;
+// New returns one with the defaults spelled out. An Emulator holds no
+// state between calls and is safe for concurrent use as long as Timeline
+// is nil.
+type Emulator struct {
+	// WakeSamples is how many wake-up latencies (quantiles of the
+	// latency distribution, see the package documentation) each section
+	// is emulated with; the predictions are averaged. Zero means
+	// DefaultWakeSamples; 1 uses the median only.
+	WakeSamples int
+	// Timeline, when not nil, receives the spans of every emulated
+	// section run (the run with the median wake-up latency), with times
+	// relative to the section's start.
+	Timeline *[]emulate.Span
+	// MaxSpans bounds the length of the timeline (0: no bound); spans
+	// past it are dropped.
+	MaxSpans int
+
+	// pool recycles emulation states between calls (nil: no reuse).
+	pool *sync.Pool
+}
+
+// New returns an Emulator with the default settings, which reuses its
+// working memory from one call to the next.
+func New() *Emulator {
+	return &Emulator{WakeSamples: DefaultWakeSamples, pool: &sync.Pool{New: func() any { return &state{} }}}
+}
+
+// Name returns "ff".
+func (e *Emulator) Name() string { return "ff" }
+
+var _ emulate.SectionEmulator = (*Emulator)(nil)
+
+// wakeLatencies returns the wake-up latencies to emulate with: the
+// quantiles (k+0.5)/K, k = 0..K-1, of a log-normal distribution through
+// the measured median and 90th percentile (for K = 5: the 10th, 30th,
+// 50th, 70th and 90th percentiles, so the measured p50 and p90 themselves
+// are two of the samples). With no spread measured (p90 <= p50, or p50
+// <= 0) it is the single value max(p50, 0).
+func wakeLatencies(ov machine.Overheads, k int) []float64 {
+	p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns
+	if k < 1 {
+		k = DefaultWakeSamples
+	}
+	if !(p50 > 0) || math.IsInf(p50, 0) {
+		return []float64{0}
+	}
+	if k == 1 || !(p90 > p50) || math.IsInf(p90, 0) {
+		return []float64{p50}
+	}
+	z90 := distuv.UnitNormal.Quantile(0.9)
+	ln := distuv.LogNormal{Mu: math.Log(p50), Sigma: math.Log(p90/p50) / z90}
+	out := make([]float64, k)
+	for i := range out {
+		out[i] = ln.Quantile((float64(i) + 0.5) / float64(k))
+	}
+	return out
+}
+
+// sectionRun is the outcome of one emulation of one section run.
+type sectionRun struct {
+	parallel, busy float64
+	wakes          int
+	// Charged overheads, counted.
+	nFork, nJoin, nChunk, nSpawn, nLock, nHandoff int
+}
+
+// emulateOnce emulates one run of sec with wake-up latency wake, reusing
+// s (nil: a new state).
+func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64, spans *[]emulate.Span, maxSpans int, offset float64) (sectionRun, error) {
+	if s == nil {
+		s = &state{}
+	}
+	s.reset(threads, sched, burden, ov, wake)
+	if spans != nil {
+		s.spans, s.maxSpans, s.offset = spans, maxSpans, offset
+		s.idleSince = make([]float64, threads)
+		s.idleKind = make([]string, threads)
+		for i := range s.idleKind {
+			s.idleKind[i] = emulate.SpanIdle
+		}
+	}
+	for c := threads - 1; c >= 1; c-- {
+		s.idle = append(s.idle, c)
+	}
+	g0 := s.newG()
+	g0.frames = append(g0.frames, frame{kind: fSec, node: sec, sec: sec.Name})
+	s.start(g0, 0)
+	for len(s.h) > 0 && s.err == nil {
+		ev := s.h[0]
+		s.now = ev.t
+		switch ev.kind {
+		case evG:
+			if t, again := s.run(s.gs[ev.id]); again {
+				s.seq++
+				s.h[0].t, s.h[0].seq = t, s.seq
+				heap0Fix(s)
+				continue
+			}
+		case evWake:
+			s.wakeCore(int(ev.core))
+		case evRelease:
+			s.release(s.lockList[ev.id])
+		}
+		s.pop0()
+	}
+	if s.err != nil {
+		return sectionRun{}, s.err
+	}
+	if s.ready.len() > 0 || len(s.idle) != threads {
+		return sectionRun{}, fmt.Errorf("section %q: emulation stalled with goroutines left waiting (internal error)", sec.Name)
+	}
+	if spans != nil {
+		for c := 0; c < threads; c++ {
+			if s.end > s.idleSince[c] {
+				s.span(c, s.idleSince[c], s.end, s.idleKind[c], "", "")
+			}
+		}
+	}
+	return sectionRun{
+		parallel: s.end, busy: s.busy, wakes: s.wakes,
+		nFork: s.nFork, nJoin: s.nJoin, nChunk: s.nChunk, nSpawn: s.nSpawn, nLock: s.nLock, nHandoff: s.nHandoff,
+	}, nil
+}
+
+// section emulates sec with every wake-up latency sample and averages.
+func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options, spans *[]emulate.Span, offset float64) (sectionRun, error) {
+	if sec == nil {
+		return sectionRun{}, fmt.Errorf("nil section")
+	}
+	if sec.Kind != tree.KindSec {
+		return sectionRun{}, fmt.Errorf("%q: expected a Sec node, found a %s node", sec.Name, sec.Kind)
+	}
+	if threads < 1 || threads > MaxThreads {
+		return sectionRun{}, fmt.Errorf("thread count %d: must be between 1 and %d", threads, MaxThreads)
+	}
+	if err := checkSchedule(sched); err != nil {
+		return sectionRun{}, err
+	}
+	if !(burden > 0) || math.IsInf(burden, 0) {
+		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
+	}
+	lat := wakeLatencies(opt.Overheads, e.WakeSamples)
+	mid := len(lat) / 2
+	s := &state{}
+	if e.pool != nil {
+		if p, ok := e.pool.Get().(*state); ok {
+			s = p
+		}
+		defer e.pool.Put(s)
+	}
+	clear(s.infos)
+	first, err := emulateOnce(s, sec, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
+	if err != nil || first.wakes == 0 || len(lat) == 1 {
+		return first, err
+	}
+	sum := first
+	for i, w := range lat {
+		if i == mid {
+			continue
+		}
+		r, err := emulateOnce(s, sec, threads, sched, burden, opt.Overheads, w, nil, 0, 0)
+		if err != nil {
+			return sectionRun{}, err
+		}
+		sum.parallel += r.parallel
+		sum.busy += r.busy
+	}
+	n := float64(len(lat))
+	sum.parallel /= n
+	sum.busy /= n
+	return sum, nil
+}
+
+func checkSchedule(sc par.Schedule) error {
+	switch sc.Policy {
+	case par.Static, par.Spawn:
+		return nil
+	case par.StaticChunk, par.Dynamic, par.Guided:
+		if sc.Chunk < 1 {
+			return fmt.Errorf("schedule %s: chunk size must be at least 1", sc)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown schedule %s", sc)
+}
+
+// Section returns the predicted time of one run of the top-level section
+// sec (sec.Count is ignored; emulate.Predict multiplies) on threads cores
+// with schedule sched, every U and L length multiplied by burden, charging
+// opt.Overheads. BusyNs and IdleNs add up, over the threads cores, the
+// time spent running goroutines (work and overheads) and the time idle.
+func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
+	r, err := e.section(sec, threads, sched, burden, opt, e.Timeline, 0)
+	if err != nil {
+		return emulate.Section{}, err
+	}
+	idle := float64(threads)*r.parallel - r.busy
+	if idle < 0 {
+		idle = 0
+	}
+	return emulate.Section{
+		Name: sec.Name, Count: sec.Reps(), Burden: burden,
+		ParallelNs: r.parallel, BusyNs: r.busy, IdleNs: idle,
+	}, nil
+}
+
+// SpanRepeat is the kind of the span Trace puts after a top-level
+// section that ran Count > 1 times in a row: it stands for the Count-1
+// further runs, which are not drawn one by one.
+const SpanRepeat = "repeat"
+
+// Trace emulates the whole tree t at threads threads with schedule sched
+// and returns its schedule as timeline spans (top-level serial code and
+// every top-level section, back to back, from time 0), with the
+// prediction emulate.Predict makes.
+func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emulate.Options) ([]emulate.Span, emulate.Result, error) {
+	res, err := emulate.Predict(e.quiet(), t, threads, sched, opt)
+	if err != nil {
+		return nil, emulate.Result{}, err
+	}
+	spans := []emulate.Span{}
+	var at float64
+	for _, n := range t.Root.Children {
+		reps := float64(n.Reps())
+		switch n.Kind {
+		case tree.KindU, tree.KindL:
+			d := float64(n.Len) * reps
+			if d > 0 {
+				spans = append(spans, emulate.Span{Thread: 0, StartNs: at, EndNs: at + d, Kind: emulate.SpanSerial, Name: "serial"})
+			}
+			at += d
+		case tree.KindSec:
+			b := opt.BurdenOf(n, threads)
+			r, err := e.section(n, threads, sched, b, opt, &spans, at)
+			if err != nil {
+				return nil, emulate.Result{}, fmt.Errorf("section %q: %w", n.Name, err)
+			}
+			at += r.parallel
+			if n.Reps() > 1 {
+				d := r.parallel * (reps - 1)
+				spans = append(spans, emulate.Span{Thread: 0, StartNs: at, EndNs: at + d, Kind: SpanRepeat,
+					Name: fmt.Sprintf("%s ×%d more", n.Name, n.Reps()-1), Section: n.Name})
+				at += d
+			}
+		}
+	}
+	return spans, res, nil
+}
+
+// quiet returns a copy of e that records no timeline.
+func (e *Emulator) quiet() *Emulator {
+	c := *e
+	c.Timeline = nil
+	return &c
+}

@@ -1,0 +1,156 @@
+package syn
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/spin"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+var accuracy = flag.Bool("accuracy", false, "run the synthesizer's accuracy checks (slow, timing-dependent; prints measured vs predicted)")
+
+// accuracyRounds is how many times each check is repeated (syn estimates
+// and real runs); the reports use medians.
+const accuracyRounds = 9
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return quantile(s, 0.5)
+}
+
+// realSpeedup runs prog (a real par program with spin work) rounds times
+// at GOMAXPROCS threads after one warm-up and returns serial/median wall.
+func realSpeedup(threads int, serialNs float64, prog func()) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads))
+	prog()
+	walls := make([]float64, accuracyRounds)
+	for k := range walls {
+		start := clock.Now()
+		prog()
+		walls[k] = float64(clock.Now() - start)
+	}
+	return serialNs / median(walls)
+}
+
+// synSpeedup predicts tr rounds times and returns the median speedup and
+// the median time one estimate took.
+func synSpeedup(t *testing.T, e *Emulator, tr *tree.Tree, threads int, s par.Schedule, opt emulate.Options) (speedup, costNs float64) {
+	t.Helper()
+	sp := make([]float64, accuracyRounds)
+	cost := make([]float64, accuracyRounds)
+	for k := range sp {
+		start := clock.Now()
+		res, err := emulate.Predict(e, tr, threads, s, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost[k] = float64(clock.Now() - start)
+		sp[k] = res.Speedup
+	}
+	return median(sp), median(cost)
+}
+
+// TestAccuracy checks the synthesizer's goals and prints measured against
+// predicted speedups. Opt-in: go test ./emulate/syn -run TestAccuracy -args -accuracy
+func TestAccuracy(t *testing.T) {
+	if !*accuracy || testing.Short() {
+		t.Skip("accuracy checks are opt-in: -args -accuracy")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 cores")
+	}
+	walkStart := clock.Now()
+	w := MeasureWalk()
+	t.Logf("MeasureWalk: node %.1f ns, call %.1f ns (took %v)", w.NodeNs, w.CallNs, time.Duration(clock.Now()-walkStart))
+	opt := emulate.Options{Walk: w}
+	e := New(Options{MaxThreads: 2})
+
+	t.Run("walk subtraction", func(t *testing.T) {
+		tr := tree.New(tree.Sec("flat", tree.Run(100_000, tree.Task("t", tree.U(1000)))))
+		for _, s := range []par.Schedule{{Policy: par.Static}, {Policy: par.Dynamic, Chunk: 1}} {
+			got, cost := synSpeedup(t, e, tr, 1, s, opt)
+			verdict := "ok"
+			if math.Abs(got-1) > 0.03 {
+				verdict = "OUTSIDE 1.00±0.03"
+			}
+			t.Logf("10^5 tasks × 1 µs at t=1, %v: syn speedup %.3f (%s); one estimate took %.1f ms for T/S ≈ 100 ms", s, got, verdict, cost/1e6)
+		}
+	})
+
+	const taskNs = 2_000_000
+	fig7 := tree.New(tree.Sec("outer", tree.Run(2, tree.Task("o",
+		tree.Sec("inner", tree.Run(3, tree.Task("i", tree.U(taskNs))))))))
+	t.Run("fig7", func(t *testing.T) {
+		for _, s := range []par.Schedule{{Policy: par.Static}, {Policy: par.Dynamic, Chunk: 1}, {Policy: par.Spawn}} {
+			real := realSpeedup(2, 6*taskNs, func() {
+				par.For(2, 2, s, func(int) {
+					par.For(3, 2, s, func(int) { spin.For(taskNs) })
+				})
+			})
+			got, cost := synSpeedup(t, e, fig7, 2, s, opt)
+			t.Logf("Fig. 7 shape (2 × nested 3 × 2 ms) at t=2, %-9v real %.3f  syn %.3f  error %+.1f%% (goal 7%%); estimate %.1f ms for T/S %.1f ms",
+				s, real, got, 100*(got-real)/real, cost/1e6, 6*taskNs/real/1e6)
+		}
+	})
+
+	t.Run("triangular", func(t *testing.T) {
+		var tasks []*tree.Node
+		serial := 0.0
+		for k := 8; k >= 1; k-- {
+			tasks = append(tasks, tree.Task("t", tree.U(int64(k)*1_000_000)))
+			serial += float64(k) * 1e6
+		}
+		tri := tree.New(tree.Sec("tri", tasks...))
+		for _, s := range []par.Schedule{{Policy: par.Static}, {Policy: par.StaticChunk, Chunk: 1}, {Policy: par.Dynamic, Chunk: 1}, {Policy: par.Guided, Chunk: 1}, {Policy: par.Spawn}} {
+			real := realSpeedup(2, serial, func() {
+				par.For(8, 2, s, func(i int) { spin.For(int64(8-i) * 1_000_000) })
+			})
+			got, cost := synSpeedup(t, e, tri, 2, s, opt)
+			t.Logf("triangular 8..1 ms at t=2, %-9v real %.3f  syn %.3f  error %+.1f%% (goal 5%%); estimate %.1f ms for T/S %.1f ms",
+				s, real, got, 100*(got-real)/real, cost/1e6, serial/real/1e6)
+		}
+	})
+}
+
+// BenchmarkEstimate is the cost of one syn estimate (warm-up plus
+// Repeats replays) of a section of 1000 tasks of 10 µs at 2 threads.
+func BenchmarkEstimate(b *testing.B) {
+	if runtime.NumCPU() < 2 {
+		b.Skip("needs 2 cores")
+	}
+	tr := tree.New(tree.Sec("s", tree.Run(1000, tree.Task("t", tree.U(10_000)))))
+	e := New(Options{MaxThreads: 2})
+	opt := emulate.Options{Walk: MeasureWalk()}
+	var sp float64
+	for b.Loop() {
+		res, err := emulate.Predict(e, tr, 2, par.Schedule{Policy: par.Dynamic, Chunk: 1}, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sp = res.Speedup
+	}
+	b.ReportMetric(sp, "speedup")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(1e7/sp), "cost/(T/S)")
+}
+
+// BenchmarkMeasureWalk is the cost of measuring the walking costs.
+func BenchmarkMeasureWalk(b *testing.B) {
+	var w = MeasureWalk()
+	for b.Loop() {
+		w = MeasureWalk()
+	}
+	b.ReportMetric(w.NodeNs, "node_ns")
+	b.ReportMetric(w.CallNs, "call_ns")
+}
+
+var _ = fmt.Sprint

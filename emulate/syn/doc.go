@@ -1,0 +1,42 @@
+// Package syn is prophet's program-synthesis emulator (the paper's
+// section IV-E, figure 8): it predicts the parallel time of a top-level
+// section by replaying the section's program tree with real goroutines on
+// this machine, so that the Go scheduler, real mutexes and the real costs
+// of the parallel constructs are in the prediction instead of modelled.
+//
+// For a section and a thread count t, the Emulator sets
+// runtime.GOMAXPROCS(t) (and restores it afterwards) and replays the
+// section through package par with the schedule asked for:
+//
+//   - the section's tasks are the iterations of one par.ForWorker loop of
+//     t workers (or one goroutine per task for spawn);
+//   - U nodes are spin delays (internal/spin) of length × β_t that touch
+//     no memory; L nodes are the same inside a real sync.Mutex, one per
+//     lock id;
+//   - a nested section is replayed by recursion with the same schedule
+//     and thread count, forming its own team as par.For does;
+//   - U children of a section that come before its first task are run by
+//     the goroutine that entered the section before the loop, the other
+//     non-task children after it (par has no serial code between
+//     iterations); sections are always joined (par has no nowait).
+//
+// The wall time of each replay, less the tree-walking cost, is one
+// measurement. The walking cost is the paper's OVERHEAD_ACCESS_NODE and
+// OVERHEAD_RECURSIVE_CALL (machine.Walk: NodeNs per node visited, CallNs
+// per nested section entered), counted per worker; a team's cost is its
+// most loaded worker's (the paper's rule), or the team's total divided by
+// t when that is larger (more goroutines than cores, as with spawn), and
+// a nested team's cost is added to the worker that entered it. The
+// Emulator warms up once, measures Options.Repeats times and reports the
+// chosen statistic (median by default) with the relative spread
+// IQR/median.
+//
+// It also records the busy time (time inside spin delays, summed over all
+// goroutines) of each replay: emulate.Section.BusyNs is that busy time
+// and IdleNs = t·T_P − BusyNs, the idle time I_P of the factored-speedup
+// analysis (work-inflation paper, section 2), which counts waiting at
+// barriers, for locks, for work and the constructs' own costs.
+//
+// The synthesizer only predicts thread counts up to this machine's cores;
+// asked for more it returns an error that matches ErrTooManyThreads.
+package syn

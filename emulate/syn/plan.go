@@ -1,0 +1,202 @@
+package syn
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// A plan is a section compiled for replay: lengths already multiplied by
+// the burden factor, lock ids resolved to mutexes, task runs indexed, so
+// that the timed replay does nothing but walk and spin.
+
+// itemKind says what one step of a task does.
+type itemKind uint8
+
+const (
+	itemU   itemKind = iota // spin ns
+	itemL                   // reps × (lock, spin ns, unlock)
+	itemSec                 // reps × nested section
+)
+
+type item struct {
+	kind itemKind
+	ns   int64 // burdened length (for U: of the whole run)
+	reps int64
+	mu   *sync.Mutex
+	sec  *secPlan
+}
+
+type taskPlan struct {
+	items []item
+}
+
+// taskRun is a run of identical tasks starting at loop index start.
+type taskRun struct {
+	start int
+	task  *taskPlan
+}
+
+type secPlan struct {
+	pre, post []int64 // the section's own U lengths, before and after the loop
+	runs      []taskRun
+	n         int // number of tasks (loop iterations)
+	work      int64
+}
+
+// task returns the task at loop index i (0 ≤ i < n).
+func (sp *secPlan) task(i int) *taskPlan {
+	runs := sp.runs
+	if len(runs) == 1 {
+		return runs[0].task
+	}
+	lo, hi := 0, len(runs)-1 // the last run with start ≤ i
+	for lo < hi {
+		mid := int(uint(lo+hi+1) >> 1)
+		if runs[mid].start <= i {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return runs[lo].task
+}
+
+// compiler builds plans, sharing the plan of a subtree that is shared in
+// the tree.
+type compiler struct {
+	burden float64
+	locks  map[int]*sync.Mutex
+	secs   map[*tree.Node]*secPlan
+	tasks  map[*tree.Node]*taskPlan
+}
+
+func compile(sec *tree.Node, burden float64) (*secPlan, error) {
+	if burden <= 0 || math.IsNaN(burden) || math.IsInf(burden, 0) {
+		return nil, fmt.Errorf("burden factor %v: must be a positive number", burden)
+	}
+	c := &compiler{
+		burden: burden,
+		locks:  map[int]*sync.Mutex{},
+		secs:   map[*tree.Node]*secPlan{},
+		tasks:  map[*tree.Node]*taskPlan{},
+	}
+	return c.sec(sec, 0)
+}
+
+// maxDepth bounds section nesting, so that a malformed (cyclic) tree is
+// an error rather than a stack overflow.
+const maxDepth = 10000
+
+func (c *compiler) length(n *tree.Node, reps int64) (int64, error) {
+	if n.Len < 0 {
+		return 0, fmt.Errorf("%s node with negative length %d", n.Kind, n.Len)
+	}
+	return int64(math.Round(float64(n.Len) * float64(reps) * c.burden)), nil
+}
+
+func (c *compiler) sec(n *tree.Node, depth int) (*secPlan, error) {
+	if sp, ok := c.secs[n]; ok {
+		return sp, nil
+	}
+	if depth > maxDepth {
+		return nil, fmt.Errorf("section %q: sections nested more than %d deep", n.Name, maxDepth)
+	}
+	if n.Kind != tree.KindSec {
+		return nil, fmt.Errorf("want a Sec node, got %s", n.Kind)
+	}
+	sp := &secPlan{}
+	for _, ch := range n.Children {
+		if ch == nil {
+			return nil, fmt.Errorf("section %q has a nil child", n.Name)
+		}
+		switch ch.Kind {
+		case tree.KindU:
+			ns, err := c.length(ch, ch.Reps())
+			if err != nil {
+				return nil, fmt.Errorf("section %q: %w", n.Name, err)
+			}
+			if sp.n == 0 {
+				sp.pre = append(sp.pre, ns)
+			} else {
+				sp.post = append(sp.post, ns)
+			}
+			sp.work += ns
+		case tree.KindTask:
+			tp, err := c.task(ch, depth)
+			if err != nil {
+				return nil, err // named where it was found
+			}
+			reps := ch.Reps()
+			if reps > int64(math.MaxInt-sp.n) {
+				return nil, fmt.Errorf("section %q: too many tasks", n.Name)
+			}
+			sp.runs = append(sp.runs, taskRun{start: sp.n, task: tp})
+			sp.n += int(reps)
+			sp.work += reps * taskWork(tp)
+		default:
+			return nil, fmt.Errorf("section %q holds a %s node; a section holds tasks and U nodes", n.Name, ch.Kind)
+		}
+	}
+	c.secs[n] = sp
+	return sp, nil
+}
+
+func (c *compiler) task(n *tree.Node, depth int) (*taskPlan, error) {
+	if tp, ok := c.tasks[n]; ok {
+		return tp, nil
+	}
+	tp := &taskPlan{}
+	for _, ch := range n.Children {
+		if ch == nil {
+			return nil, fmt.Errorf("task %q has a nil child", n.Name)
+		}
+		switch ch.Kind {
+		case tree.KindU:
+			ns, err := c.length(ch, ch.Reps())
+			if err != nil {
+				return nil, fmt.Errorf("task %q: %w", n.Name, err)
+			}
+			tp.items = append(tp.items, item{kind: itemU, ns: ns, reps: 1})
+		case tree.KindL:
+			ns, err := c.length(ch, 1)
+			if err != nil {
+				return nil, fmt.Errorf("task %q: %w", n.Name, err)
+			}
+			mu, ok := c.locks[ch.Lock]
+			if !ok {
+				mu = &sync.Mutex{}
+				c.locks[ch.Lock] = mu
+			}
+			tp.items = append(tp.items, item{kind: itemL, ns: ns, reps: ch.Reps(), mu: mu})
+		case tree.KindSec:
+			sp, err := c.sec(ch, depth+1)
+			if err != nil {
+				return nil, err // named where it was found
+			}
+			tp.items = append(tp.items, item{kind: itemSec, reps: ch.Reps(), sec: sp})
+		default:
+			return nil, fmt.Errorf("task %q holds a %s node; a task holds U, L and Sec nodes", n.Name, ch.Kind)
+		}
+	}
+	c.tasks[n] = tp
+	return tp, nil
+}
+
+// taskWork is the burdened work of one instance of a task.
+func taskWork(tp *taskPlan) int64 {
+	var w int64
+	for _, it := range tp.items {
+		switch it.kind {
+		case itemU:
+			w += it.ns
+		case itemL:
+			w += it.ns * it.reps
+		case itemSec:
+			w += it.sec.work * it.reps
+		}
+	}
+	return w
+}

@@ -1,0 +1,161 @@
+package syn
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/parallel-prophet/prophet/internal/spin"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// acct is what one worker accounts during a replay. Workers of a team
+// write only their own acct; the padding keeps two workers' accts off the
+// same cache line.
+type acct struct {
+	// walk is the tree-walking cost on this worker's path, in ns: its
+	// own node visits and calls plus, for each nested team it entered,
+	// that team's cost.
+	walk float64
+	// busy is the time spent in spin delays, in ns, by this worker and
+	// every goroutine of the nested teams it entered.
+	busy int64
+	_    [48]byte
+}
+
+// replayer replays plans with one schedule, thread count and walk cost.
+type replayer struct {
+	sched   par.Schedule
+	threads int
+	walk    machine.Walk
+}
+
+// sec replays one run of a section on the calling goroutine, which is
+// worker 0 of the section's team, accounting into a.
+func (r *replayer) sec(sp *secPlan, a *acct) {
+	for _, ns := range sp.pre {
+		a.walk += r.walk.NodeNs
+		a.busy += spin.For(ns)
+	}
+	if sp.n > 0 {
+		if r.sched.Policy == par.Spawn {
+			r.spawnTeam(sp, a)
+		} else {
+			r.team(sp, a)
+		}
+	}
+	for _, ns := range sp.post {
+		a.walk += r.walk.NodeNs
+		a.busy += spin.For(ns)
+	}
+}
+
+// team replays the section's tasks with a worksharing team.
+func (r *replayer) team(sp *secPlan, a *acct) {
+	accts := make([]acct, min(r.threads, sp.n))
+	par.ForWorker(sp.n, r.threads, r.sched, func(w, i int) {
+		r.task(sp.task(i), &accts[w])
+	})
+	var sum, most float64
+	for i := range accts {
+		sum += accts[i].walk
+		most = max(most, accts[i].walk)
+		a.busy += accts[i].busy
+	}
+	a.walk += max(most, sum/float64(r.threads))
+}
+
+// spawnTeam replays the section's tasks one goroutine each.
+func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
+	var busy atomic.Int64
+	var sum, most atomic.Uint64 // float64 bits
+	par.ForWorker(sp.n, r.threads, r.sched, func(_, i int) {
+		var mine acct
+		r.task(sp.task(i), &mine)
+		busy.Add(mine.busy)
+		addFloat(&sum, mine.walk)
+		maxFloat(&most, mine.walk)
+	})
+	a.busy += busy.Load()
+	a.walk += max(math.Float64frombits(most.Load()), math.Float64frombits(sum.Load())/float64(r.threads))
+}
+
+// task replays one task instance, accounting into a.
+func (r *replayer) task(tp *taskPlan, a *acct) {
+	a.walk += r.walk.NodeNs // visiting the task
+	for k := range tp.items {
+		it := &tp.items[k]
+		switch it.kind {
+		case itemU:
+			a.walk += r.walk.NodeNs
+			a.busy += spin.For(it.ns)
+		case itemL:
+			for range it.reps {
+				a.walk += r.walk.NodeNs
+				it.mu.Lock()
+				a.busy += spin.For(it.ns)
+				it.mu.Unlock()
+			}
+		case itemSec:
+			for range it.reps {
+				a.walk += r.walk.NodeNs + r.walk.CallNs
+				r.sec(it.sec, a)
+			}
+		}
+	}
+}
+
+func addFloat(p *atomic.Uint64, d float64) {
+	for {
+		old := p.Load()
+		if p.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+d)) {
+			return
+		}
+	}
+}
+
+func maxFloat(p *atomic.Uint64, v float64) {
+	for {
+		old := p.Load()
+		if math.Float64frombits(old) >= v || p.CompareAndSwap(old, math.Float64bits(v)) {
+			return
+		}
+	}
+}
+
+// counts returns the number of nodes one replay of sp visits and the
+// nested calls it makes, over all workers together.
+func counts(sp *secPlan) (nodes, calls float64) {
+	memo := map[*secPlan][2]float64{}
+	var sec func(sp *secPlan) [2]float64
+	sec = func(sp *secPlan) [2]float64 {
+		if c, ok := memo[sp]; ok {
+			return c
+		}
+		c := [2]float64{float64(len(sp.pre) + len(sp.post)), 0}
+		for k, run := range sp.runs {
+			end := sp.n
+			if k+1 < len(sp.runs) {
+				end = sp.runs[k+1].start
+			}
+			reps := float64(end - run.start)
+			c[0] += reps // the task visit
+			for _, it := range run.task.items {
+				switch it.kind {
+				case itemU:
+					c[0] += reps
+				case itemL:
+					c[0] += reps * float64(it.reps)
+				case itemSec:
+					in := sec(it.sec)
+					c[0] += reps * float64(it.reps) * (1 + in[0])
+					c[1] += reps * float64(it.reps) * (1 + in[1])
+				}
+			}
+		}
+		memo[sp] = c
+		return c
+	}
+	c := sec(sp)
+	return c[0], c[1]
+}

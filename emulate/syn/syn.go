@@ -1,0 +1,237 @@
+package syn
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// ErrTooManyThreads matches (errors.Is) the error Section returns when
+// asked for more threads than the synthesizer can predict on this
+// machine. Callers fall back to another emulator for those rows.
+var ErrTooManyThreads = errors.New("syn: more threads than this machine has cores")
+
+// TooManyThreadsError is the error for a thread count above MaxThreads.
+// Its message is one sentence for the user.
+type TooManyThreadsError struct {
+	Max, Asked int
+}
+
+// Error says how many threads syn predicts here and how many were asked.
+func (e *TooManyThreadsError) Error() string {
+	return fmt.Sprintf("syn predicts up to %d threads on this machine (asked for %d)", e.Max, e.Asked)
+}
+
+// Is reports whether target is ErrTooManyThreads.
+func (e *TooManyThreadsError) Is(target error) bool { return target == ErrTooManyThreads }
+
+// Statistic is how the repeated measurements of a section are reduced to
+// one predicted time.
+type Statistic uint8
+
+// The statistics.
+const (
+	// Median is the median of the measurements (the default).
+	Median Statistic = iota
+	// Min is the fastest measurement: the least disturbed run on a
+	// loaded machine.
+	Min
+	// Mean is the arithmetic mean.
+	Mean
+)
+
+// String names the statistic.
+func (s Statistic) String() string {
+	switch s {
+	case Median:
+		return "median"
+	case Min:
+		return "min"
+	case Mean:
+		return "mean"
+	}
+	return fmt.Sprintf("Statistic(%d)", uint8(s))
+}
+
+// Options tune the synthesizer.
+type Options struct {
+	// Repeats is how many timed replays make one prediction, after one
+	// untimed warm-up replay. Zero means 5.
+	Repeats int
+	// Statistic reduces the timed replays to one time (default Median).
+	Statistic Statistic
+	// Budget, when positive, bounds the time spent on timed replays of
+	// one section: after the warm-up, replays stop once they have taken
+	// Budget in all (at least one is always made). A prediction costs
+	// about (1 + Repeats) replays of T/S each, T the section's serial
+	// time and S its speedup, plus the walking cost; Budget caps that
+	// for long sections.
+	Budget time.Duration
+	// MaxThreads is the largest thread count syn predicts. Zero means
+	// runtime.NumCPU(); a larger value is allowed (for experiments) but
+	// the replay then shares cores and predicts nothing real.
+	MaxThreads int
+}
+
+// Emulator is the synthesizer. It implements emulate.SectionEmulator and
+// emulate.Limited. Its methods may be called from several goroutines;
+// sections are replayed one at a time, since GOMAXPROCS is process-wide.
+type Emulator struct {
+	opt Options
+
+	mu sync.Mutex // held while a section is replayed
+
+	walkOnce sync.Once
+	walk     machine.Walk
+}
+
+// New returns a synthesizer with the given options (zero fields take
+// their defaults).
+func New(opt Options) *Emulator {
+	if opt.Repeats < 1 {
+		opt.Repeats = 5
+	}
+	if opt.MaxThreads < 1 {
+		opt.MaxThreads = runtime.NumCPU()
+	}
+	return &Emulator{opt: opt}
+}
+
+// Name returns "syn".
+func (e *Emulator) Name() string { return "syn" }
+
+// MaxThreads returns the largest thread count the emulator predicts.
+func (e *Emulator) MaxThreads() int { return e.opt.MaxThreads }
+
+// walkCost returns the walking costs to subtract: opt.Walk when set,
+// otherwise ones measured on this machine the first time they are needed.
+func (e *Emulator) walkCost(opt emulate.Options) machine.Walk {
+	if opt.Walk != (machine.Walk{}) {
+		return opt.Walk
+	}
+	e.walkOnce.Do(func() { e.walk = MeasureWalk() })
+	return e.walk
+}
+
+// Section replays one run of the top-level section sec at threads threads
+// with schedule sched, every U and L length multiplied by burden, and
+// returns its predicted parallel time with busy and idle time and the
+// spread of the measurements. It sets runtime.GOMAXPROCS(threads) for the
+// replay and restores it before returning. The walking costs subtracted
+// are opt.Walk, or measured with MeasureWalk when opt.Walk is zero.
+func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
+	if threads < 1 {
+		return emulate.Section{}, fmt.Errorf("thread count %d: must be at least 1", threads)
+	}
+	if threads > e.opt.MaxThreads {
+		return emulate.Section{}, &TooManyThreadsError{Max: e.opt.MaxThreads, Asked: threads}
+	}
+	if sec == nil {
+		return emulate.Section{}, fmt.Errorf("no section to replay")
+	}
+	plan, err := compile(sec, burden)
+	if err != nil {
+		return emulate.Section{}, fmt.Errorf("preparing the replay: %w", err)
+	}
+	walk := e.walkCost(opt)
+	m := e.measure(plan, threads, sched, walk)
+	return emulate.Section{
+		Name:       sec.Name,
+		Count:      sec.Reps(),
+		SerialNs:   float64(plan.work) / burden,
+		ParallelNs: m.parallel,
+		Burden:     burden,
+		BusyNs:     m.busy,
+		IdleNs:     max(0, float64(threads)*m.parallel-m.busy),
+		Spread:     m.spread,
+	}, nil
+}
+
+// measurement is the outcome of the repeated replays of one section.
+type measurement struct {
+	parallel float64 // the statistic of the net times, ns
+	busy     float64 // median busy time over all goroutines, ns
+	spread   float64 // IQR / median of the net times
+	samples  []float64
+}
+
+// measure replays plan once untimed and e.opt.Repeats times timed.
+func (e *Emulator) measure(plan *secPlan, threads int, sched par.Schedule, walk machine.Walk) measurement {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	prev := runtime.GOMAXPROCS(threads)
+	defer runtime.GOMAXPROCS(prev)
+
+	r := &replayer{sched: sched, threads: threads, walk: walk}
+	var warm acct
+	r.sec(plan, &warm)
+
+	// The net time can never be below the work divided among the
+	// threads; the walking cost of a tiny section could otherwise be
+	// over-subtracted into a negative time.
+	floor := float64(plan.work) / float64(threads)
+	nets := make([]float64, 0, e.opt.Repeats)
+	busys := make([]float64, 0, e.opt.Repeats)
+	var spent int64
+	for range e.opt.Repeats {
+		var a acct
+		start := clock.Now()
+		r.sec(plan, &a)
+		wall := clock.Now() - start
+		nets = append(nets, max(float64(wall)-a.walk, floor))
+		busys = append(busys, float64(a.busy))
+		spent += wall
+		if e.opt.Budget > 0 && spent >= e.opt.Budget.Nanoseconds() {
+			break
+		}
+	}
+	return summarize(nets, busys, e.opt.Statistic)
+}
+
+// summarize reduces repeated net times and busy times.
+func summarize(nets, busys []float64, st Statistic) measurement {
+	sorted := slices.Clone(nets)
+	slices.Sort(sorted)
+	slices.Sort(busys)
+	med := quantile(sorted, 0.5)
+	m := measurement{
+		parallel: med,
+		busy:     quantile(busys, 0.5),
+		samples:  nets,
+	}
+	switch st {
+	case Min:
+		m.parallel = sorted[0]
+	case Mean:
+		m.parallel = stat.Mean(sorted, nil)
+	}
+	if med > 0 {
+		m.spread = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / med
+	}
+	return m
+}
+
+// quantile returns the p-quantile of sorted (not empty) by linear
+// interpolation between order statistics (Hyndman and Fan's type 7, the
+// default of R and NumPy): the median of an even count is the mean of
+// the middle two. gonum's stat.Quantile offers only the empirical and a
+// shifted interpolation, whose median of 1..5 is 2.5.
+func quantile(sorted []float64, p float64) float64 {
+	h := p * float64(len(sorted)-1)
+	lo := int(h)
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}

@@ -1,0 +1,294 @@
+package syn
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// fixedWalk keeps unit tests from measuring walk costs.
+var fixedWalk = emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1}}
+
+var allSchedules = []par.Schedule{
+	{Policy: par.Static},
+	{Policy: par.StaticChunk, Chunk: 1},
+	{Policy: par.Dynamic, Chunk: 2},
+	{Policy: par.Guided, Chunk: 1},
+	{Policy: par.Spawn},
+}
+
+// nestedTree is a small section with locks, a nested section and the
+// section's own U nodes before and after its tasks.
+func nestedTree() *tree.Node {
+	return tree.Sec("outer",
+		tree.U(500),
+		tree.Run(3, tree.Task("a", tree.U(1000), tree.L(1, 300), tree.Run(2, tree.L(2, 100)))),
+		tree.Task("b", tree.U(200), tree.Run(2, tree.Sec("inner", tree.Run(4, tree.Task("c", tree.U(700), tree.L(1, 50)))))),
+		tree.U(400),
+	)
+}
+
+func TestTooManyThreads(t *testing.T) {
+	e := New(Options{MaxThreads: 2})
+	if e.MaxThreads() != 2 {
+		t.Fatalf("MaxThreads = %d, want 2", e.MaxThreads())
+	}
+	_, err := e.Section(tree.Sec("s", tree.Task("t", tree.U(10))), 4, par.Schedule{Policy: par.Static}, 1, fixedWalk)
+	if !errors.Is(err, ErrTooManyThreads) {
+		t.Fatalf("error %v does not match ErrTooManyThreads", err)
+	}
+	if want := "syn predicts up to 2 threads on this machine (asked for 4)"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	// Through Predict, the sentinel still matches.
+	_, err = emulate.Predict(e, tree.New(tree.Sec("s", tree.Task("t", tree.U(10)))), 3, par.Schedule{Policy: par.Static}, fixedWalk)
+	if !errors.Is(err, ErrTooManyThreads) {
+		t.Errorf("Predict error %v does not match ErrTooManyThreads", err)
+	}
+	var _ emulate.Limited = e
+	var _ emulate.SectionEmulator = e
+}
+
+func TestDefaults(t *testing.T) {
+	e := New(Options{})
+	if e.MaxThreads() != runtime.NumCPU() || e.opt.Repeats != 5 || e.opt.Statistic != Median {
+		t.Errorf("defaults: MaxThreads %d Repeats %d Statistic %v", e.MaxThreads(), e.opt.Repeats, e.opt.Statistic)
+	}
+	if e.Name() != "syn" {
+		t.Errorf("Name = %q", e.Name())
+	}
+}
+
+func TestSectionRejectsBadInput(t *testing.T) {
+	e := New(Options{Repeats: 1, MaxThreads: 2})
+	bad := &tree.Node{Kind: tree.KindSec, Name: "cycle", Count: 1}
+	bad.Children = []*tree.Node{tree.Task("t", bad)}
+	tests := []struct {
+		name    string
+		sec     *tree.Node
+		threads int
+		burden  float64
+		want    string
+	}{
+		{"nil", nil, 1, 1, "no section"},
+		{"zero threads", tree.Sec("s"), 0, 1, "at least 1"},
+		{"not a section", tree.U(5), 1, 1, "want a Sec"},
+		{"L in section", tree.Sec("s", tree.L(1, 5)), 1, 1, "holds a L node"},
+		{"task in task", tree.Sec("s", tree.Task("t", tree.Task("u"))), 1, 1, "holds a Task node"},
+		{"negative length", tree.Sec("s", tree.Task("t", tree.U(-3))), 1, 1, "negative length"},
+		{"nil child", tree.Sec("s", tree.Task("t", nil)), 1, 1, "nil child"},
+		{"zero burden", tree.Sec("s"), 1, 0, "burden"},
+		{"NaN burden", tree.Sec("s"), 1, math.NaN(), "burden"},
+		{"cycle", bad, 1, 1, "nested more than"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.Section(tc.sec, tc.threads, par.Schedule{Policy: par.Static}, tc.burden, fixedWalk)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTaskIndex(t *testing.T) {
+	sp, err := compile(tree.Sec("s",
+		tree.Run(3, tree.Task("a", tree.U(1))),
+		tree.Task("b", tree.U(2)),
+		tree.U(9),
+		tree.Run(2, tree.Task("c", tree.U(3))),
+	), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{1, 1, 1, 2, 3, 3}
+	if sp.n != len(want) {
+		t.Fatalf("n = %d, want %d", sp.n, len(want))
+	}
+	for i, w := range want {
+		if got := sp.task(i).items[0].ns; got != w {
+			t.Errorf("task(%d) has length %d, want %d", i, got, w)
+		}
+	}
+	if len(sp.pre) != 0 || len(sp.post) != 1 || sp.post[0] != 9 {
+		t.Errorf("pre %v post %v, want [] [9]", sp.pre, sp.post)
+	}
+	if sp.work != 3+2+9+6 {
+		t.Errorf("work = %d, want 20", sp.work)
+	}
+}
+
+func TestCompileBurdenAndSharing(t *testing.T) {
+	shared := tree.Task("t", tree.U(100), tree.L(7, 10))
+	sec := tree.Sec("s", shared, shared, tree.Task("u", tree.Sec("in", shared)), shared)
+	sp, err := compile(sec, 1.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sp.task(0); got != sp.task(3) {
+		t.Error("a task shared in the tree got two plans")
+	}
+	if ns := sp.task(0).items[0].ns; ns != 150 {
+		t.Errorf("burdened U length %d, want 150", ns)
+	}
+	inner := sp.task(2).items[0].sec
+	if inner.task(0).items[1].mu != sp.task(0).items[1].mu {
+		t.Error("lock 7 got two mutexes")
+	}
+	if want := int64(4 * (150 + 15)); sp.work != want {
+		t.Errorf("work %d, want %d", sp.work, want)
+	}
+}
+
+// TestReplayVisitsEveryNode checks, with unit walk costs at one thread
+// (where every visit lands on the one worker), that a replay visits
+// exactly the nodes and calls counts predicts, and spins at least the
+// section's work, for every schedule.
+func TestReplayVisitsEveryNode(t *testing.T) {
+	sp, err := compile(nestedTree(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, calls := counts(sp)
+	// pre, post: 2; a: 3×(1+1+1+2); b: 1+1+2×(1+ 4×(1+1+1)); calls 2.
+	if nodes != 2+15+2+2*(1+12) || calls != 2 {
+		t.Fatalf("counts = %v nodes, %v calls", nodes, calls)
+	}
+	for _, s := range allSchedules {
+		for _, w := range []machine.Walk{{NodeNs: 1}, {CallNs: 1}} {
+			var a acct
+			(&replayer{sched: s, threads: 1, walk: w}).sec(sp, &a)
+			want := nodes
+			if w.CallNs == 1 {
+				want = calls
+			}
+			if a.walk != want {
+				t.Errorf("%v walk %+v: accounted %v, want %v", s, w, a.walk, want)
+			}
+			if a.busy < sp.work {
+				t.Errorf("%v: busy %d < work %d", s, a.busy, sp.work)
+			}
+		}
+	}
+}
+
+// TestTeamWalkIsMostLoadedWorker checks the paper's rule at two threads:
+// a team's walk cost is its most loaded worker's, not the sum.
+func TestTeamWalkIsMostLoadedWorker(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	sp, err := compile(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// static at 2 threads: each worker visits 2 tasks × 2 nodes.
+	var a acct
+	(&replayer{sched: par.Schedule{Policy: par.Static}, threads: 2, walk: machine.Walk{NodeNs: 1}}).sec(sp, &a)
+	if a.walk != 4 {
+		t.Errorf("team walk %v, want 4 (most loaded worker)", a.walk)
+	}
+	// spawn at 2 threads: 4 goroutines of 2 nodes; total/threads = 4.
+	a = acct{}
+	(&replayer{sched: par.Schedule{Policy: par.Spawn}, threads: 2, walk: machine.Walk{NodeNs: 1}}).sec(sp, &a)
+	if a.walk != 4 {
+		t.Errorf("spawn walk %v, want 4 (total / threads)", a.walk)
+	}
+}
+
+func TestSectionResult(t *testing.T) {
+	e := New(Options{Repeats: 3, MaxThreads: 4})
+	before := runtime.GOMAXPROCS(0)
+	for _, s := range allSchedules {
+		for _, threads := range []int{1, 2, 3} {
+			got, err := e.Section(nestedTree(), threads, s, 1.25, fixedWalk)
+			if err != nil {
+				t.Fatalf("%v t=%d: %v", s, threads, err)
+			}
+			if after := runtime.GOMAXPROCS(0); after != before {
+				t.Fatalf("GOMAXPROCS %d after Section, was %d", after, before)
+			}
+			work := 1.25 * float64(tree.Work(nestedTree()))
+			if got.BusyNs < work*0.999 {
+				t.Errorf("%v t=%d: busy %v below the burdened work %v", s, threads, got.BusyNs, work)
+			}
+			if got.ParallelNs < work/float64(threads)*0.999 {
+				t.Errorf("%v t=%d: parallel time %v below work/threads", s, threads, got.ParallelNs)
+			}
+			if got.IdleNs < 0 || got.Spread < 0 {
+				t.Errorf("%v t=%d: idle %v spread %v", s, threads, got.IdleNs, got.Spread)
+			}
+			if got.IdleNs > 0 && math.Abs(got.BusyNs+got.IdleNs-float64(threads)*got.ParallelNs) > 1e-6*got.ParallelNs*float64(threads) {
+				t.Errorf("%v t=%d: busy+idle = %v, want threads×parallel = %v", s, threads, got.BusyNs+got.IdleNs, float64(threads)*got.ParallelNs)
+			}
+			if got.Burden != 1.25 {
+				t.Errorf("burden %v", got.Burden)
+			}
+		}
+	}
+}
+
+func TestBudgetStopsEarly(t *testing.T) {
+	e := New(Options{Repeats: 50, Budget: time.Nanosecond, MaxThreads: 1})
+	plan, err := compile(nestedTree(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := e.measure(plan, 1, par.Schedule{Policy: par.Static}, machine.Walk{})
+	if len(m.samples) != 1 {
+		t.Errorf("%d timed replays with a 1 ns budget, want 1", len(m.samples))
+	}
+}
+
+func TestPredict(t *testing.T) {
+	tr := tree.New(tree.U(2000), nestedTree(), tree.U(1000), tree.Run(2, nestedTree()))
+	res, err := emulate.Predict(New(Options{Repeats: 1, MaxThreads: 2}), tr, 2, par.Schedule{Policy: par.Dynamic, Chunk: 1}, fixedWalk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Emulator != "syn" || len(res.Sections) != 2 || res.Sections[1].Count != 2 {
+		t.Errorf("result %+v", res)
+	}
+	if res.SerialNs != float64(tree.Work(tr.Root)) {
+		t.Errorf("serial %v, want %v", res.SerialNs, tree.Work(tr.Root))
+	}
+	if !(res.Speedup > 0) || res.ParallelNs < 3000 {
+		t.Errorf("speedup %v parallel %v", res.Speedup, res.ParallelNs)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name   string
+		nets   []float64
+		st     Statistic
+		want   float64
+		spread float64
+	}{
+		{"median odd", []float64{5, 1, 3, 2, 4}, Median, 3, 2.0 / 3},
+		{"median even", []float64{4, 1, 3, 2}, Median, 2.5, 1.5 / 2.5},
+		{"min", []float64{5, 1, 3, 2, 4}, Min, 1, 2.0 / 3},
+		{"mean", []float64{5, 1, 3, 2, 4}, Mean, 3, 2.0 / 3},
+		{"one sample", []float64{7}, Median, 7, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := summarize(tc.nets, append([]float64(nil), tc.nets...), tc.st)
+			if math.Abs(m.parallel-tc.want) > 1e-9 {
+				t.Errorf("statistic %v = %v, want %v", tc.st, m.parallel, tc.want)
+			}
+			if math.Abs(m.spread-tc.spread) > 1e-9 {
+				t.Errorf("spread %v, want %v", m.spread, tc.spread)
+			}
+		})
+	}
+	if Median.String() != "median" || Statistic(9).String() != "Statistic(9)" {
+		t.Error("Statistic.String")
+	}
+}
