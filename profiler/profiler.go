@@ -29,7 +29,9 @@ const (
 
 // Options tune a Profiler. The zero value is the normal configuration.
 type Options struct {
-	// Build tunes the tree builder (compression tolerance).
+	// Build tunes the tree builder (compression tolerance). A zero
+	// SlackNs becomes max(50 ns, 4 events' cost): differences below
+	// that are measurement noise.
 	Build tree.BuildOptions
 	// Clock is ClockAuto (default), ClockTSC or ClockNanotime.
 	Clock string
@@ -224,16 +226,22 @@ func Start(opt Options) (*Profiler, error) {
 		}
 	}
 
-	// Intervals shorter than half an event's cost are clock noise around
-	// zero (a TaskEnd right before a TaskBegin): they join the next U
-	// interval instead of becoming nodes that would break runs.
-	p.minU = max(1, int64(p.costNs/2))
+	// Intervals shorter than two events' cost are clock noise around
+	// zero (a TaskEnd right before a TaskBegin, the few instructions
+	// after a LockEnd): they join the next U interval instead of
+	// becoming nodes that would break runs. Totals are unchanged.
+	p.minU = max(1, int64(2*p.costNs))
 	p.secGap = p.minU
 	switch {
 	case opt.SecGapNs == 0:
 		p.secGap = max(p.minU, 100)
 	case opt.SecGapNs > 0:
 		p.secGap = max(p.minU, opt.SecGapNs)
+	}
+	if opt.Build.SlackNs == 0 {
+		// Lengths that differ by less than a few events' cost differ
+		// by measurement noise: let such tasks merge into runs.
+		opt.Build.SlackNs = max(50, int64(4*p.costNs))
 	}
 	p.b = tree.NewBuilder(opt.Build)
 	p.stack = append(make([]Annotation, 0, 32), Annotation{})

@@ -209,7 +209,13 @@ Examples:
 func writeTimeline(path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
-	spans, _, err := ff.New().Trace(t, th, s, emulate.Options{Overheads: pl.machine.Overheads})
+	opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Applied {
+		opt.Burden = burden // the timeline shows what the prediction assumed
+	}
+	e := ff.New()
+	e.MaxSpans = 1 << 20 // keeps the trace openable in a browser
+	spans, _, err := e.Trace(t, th, s, opt)
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
