@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -68,8 +69,10 @@ type view struct {
 	Metrics     [][2]string
 	Bounds      []boundRow
 	Sections    [][]string
-	Regions     []regionRow
-	RegionsMore int
+	// SectionsMore counts the top-level sections left out of Sections.
+	SectionsMore int
+	Regions      []regionRow
+	RegionsMore  int
 
 	BurdenHead []string
 	BurdenRows [][]string
@@ -306,7 +309,15 @@ func analysisTables(v *view, a *analyze.Analysis, rs []emulate.Result, most int)
 		}
 		v.Bounds = append(v.Bounds, row)
 	}
-	for _, s := range a.Sections {
+	secs := a.Sections
+	if len(secs) > maxSectionRows {
+		// The largest first: a long program's table stays readable.
+		secs = slices.Clone(secs)
+		slices.SortStableFunc(secs, func(x, y analyze.Section) int { return cmp.Compare(y.WorkNs, x.WorkNs) })
+		secs = secs[:maxSectionRows]
+		v.SectionsMore = len(a.Sections) - maxSectionRows
+	}
+	for _, s := range secs {
 		lk := "–"
 		if s.MaxLockNs > 0 {
 			lk = durNs(float64(s.MaxLockNs))
@@ -499,3 +510,6 @@ func count(n int64) string {
 	}
 	return b.String()
 }
+
+// maxSectionRows is how many top-level sections the page lists.
+const maxSectionRows = 20

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/parallel-prophet/prophet/analyze"
@@ -75,7 +76,11 @@ func writeReport(out string, t *tree.Tree, profile string, pl *plan, preds ...*r
 	}
 	for _, p := range preds {
 		page.Results = append(page.Results, p.Results...)
-		page.Notes = append(page.Notes, p.Notes...)
+		for _, n := range p.Notes {
+			if !slices.Contains(page.Notes, n) {
+				page.Notes = append(page.Notes, n)
+			}
+		}
 		if page.Memory == "" {
 			page.Memory = p.Memory
 		}
