@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -246,5 +249,72 @@ func TestRunPrograms(t *testing.T) {
 	}
 	if _, err := os.Stat(badProf); err == nil {
 		t.Errorf("a profile was written for a program with mismatched annotations")
+	}
+}
+
+func TestTreeShowsCountersAndBurdens(t *testing.T) {
+	sec := tree.Sec("stream", tree.Run(4, tree.Task("block", tree.U(1e6))))
+	sec.Counters = &tree.Counters{Instructions: 1e7, Cycles: 1e7, LLCMisses: 1e5, TimeNs: 4e6, Runs: 3}
+	tr := tree.New(sec)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "c.ppt")
+	if err := tree.WriteFile(prof, tr); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := prophet("tree", prof, "--machine", filepath.Join(dir, "none.json"))
+	if code != 1 || !strings.Contains(stderr, "machine profile") {
+		t.Errorf("a missing --machine file: status %d, stderr %q", code, stderr)
+	}
+	// A machine with the paper's fits: δ = 1e5·64 B / 4 ms = 1600 MB/s,
+	// below the fits' 2000 MB/s, so β stays 1 but the counters show.
+	code, out, stderr = prophet("tree", prof)
+	if code != 0 || !strings.Contains(out, "10000000") || !strings.Contains(out, "0.0100") {
+		t.Errorf("tree with counters: status %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+	// The paper's machine and a section streaming 16 GB/s: β_t > 1.
+	m := machine.Default()
+	mem := memmodel.PaperMachine()
+	m.Memory = &mem
+	mpath := filepath.Join(dir, "paper.json")
+	if err := m.Save(mpath); err != nil {
+		t.Fatal(err)
+	}
+	sec.Counters.LLCMisses = 1e6
+	tree.WriteFile(prof, tr)
+	code, out, _ = prophet("tree", prof, "--machine", mpath, "--threads", "2,8")
+	if code != 0 || !strings.Contains(out, "β_8") {
+		t.Fatalf("tree with a machine: status %d, out:\n%s", code, out)
+	}
+	d := memmodel.Compute(*sec.Counters, mem, 64, 8)
+	if d.Beta <= 1 || !strings.Contains(out, fmt.Sprintf("%.2f", d.Beta)) {
+		t.Errorf("β_8 = %.2f missing from:\n%s", d.Beta, out)
+	}
+	// predict applies the burden factors and shows both columns.
+	code, out, stderr = prophet("predict", prof, "--machine", mpath, "--memory", "on", "--threads", "8", "--schedule", "static", "--format", "json")
+	var doc struct {
+		Predictions []struct {
+			Speedup     float64 `json:"speedup"`
+			MemoryModel bool    `json:"memory_model"`
+		} `json:"predictions"`
+		Status string `json:"memory_model_status"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Predictions) != 2 {
+		t.Fatalf("predict --memory on: status %d, stderr %q, err %v, out:\n%s", code, stderr, err, out)
+	}
+	if doc.Predictions[0].MemoryModel || !doc.Predictions[1].MemoryModel || doc.Predictions[1].Speedup >= doc.Predictions[0].Speedup {
+		t.Errorf("want a row without and a slower row with the memory model: %+v", doc.Predictions)
+	}
+	if !strings.Contains(doc.Status, "memory model on") {
+		t.Errorf("status %q", doc.Status)
+	}
+	if code, _, stderr := prophet("predict", prof, "--memory", "on", "--machine", filepath.Join(dir, "c.ppt")); code != 1 {
+		t.Errorf("--memory on with a profile file as machine: status %d, stderr %q", code, stderr)
+	}
+	plain := filepath.Join(dir, "p.ppt")
+	tr2 := tree.New(tree.Sec("s", tree.Task("t", tree.U(5))))
+	tr2.Meta.CountersNote = "hardware counters unavailable: test"
+	tree.WriteFile(plain, tr2)
+	if code, out, _ := prophet("tree", plain); code != 0 || !strings.Contains(out, "hardware counters unavailable: test") {
+		t.Errorf("tree without counters does not say why:\n%s", out)
 	}
 }
