@@ -1,0 +1,8 @@
+// Command fft runs prophet's fft example kernel: serially with annotations
+// (profile it with `prophet run -- go run ./examples/fft`) or, with
+// --parallel, really in parallel with package par.
+package main
+
+import "github.com/parallel-prophet/prophet/examples/kernels"
+
+func main() { kernels.Main("fft") }

@@ -1,0 +1,25 @@
+// Package validate checks prophet's predictions against real parallel
+// runs, as the paper's section VII-B does.
+//
+// It generates random programs of the paper's two test patterns (Test1,
+// figure 9: a parallel loop with workload imbalance and up to two
+// critical sections, high lock contention possible; Test2, figure 10:
+// Test1 inside an outer loop, as frequent inner-loop parallelism or as
+// nested parallelism). A sample is a Program: a complete, seeded
+// description with two executable forms, the annotated serial version
+// (Serial) and the real parallel version built on package par with real
+// mutexes (Parallel), which do the same work as spin delays.
+//
+// Run records each sample's serial version with annotate.Record,
+// predicts its speedup with the emulators (ff, syn), measures the real
+// speedup of the parallel version at the same schedule and thread count
+// (runtime.GOMAXPROCS set to it; median of repeated runs), and reports
+// the error |predicted − real| / real per row and, averaged and maximal,
+// per test, emulator, schedule and thread count. Config.Examples runs
+// the real kernels of package examples/kernels the same way. A Report
+// writes itself as a table, as JSON and as an SVG scatter plot.
+//
+// Accuracy depends on the machine being quiet; validate reports the
+// spread of the real runs so a noisy truth can be told from a wrong
+// prediction.
+package validate

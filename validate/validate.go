@@ -1,0 +1,570 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/ff"
+	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/progress"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// Examples is the Test name of rows measured on the real kernels.
+const Examples = "examples"
+
+// Config says what to validate. The zero value (after defaults) runs 30
+// samples of each test at 2 threads with static, static:1 and dynamic:1,
+// both emulators, 5 repeats.
+type Config struct {
+	// Test is Test1, Test2, or empty for both. Ignored when Examples is
+	// set.
+	Test string
+	// Samples is the number of generated samples per test (default 30).
+	Samples int
+	// Threads are the thread counts to validate (default 2). Counts
+	// above this machine's cores are skipped with a note: a real run
+	// there does not measure the machine being predicted.
+	Threads []int
+	// Schedules are the schedules to validate (default static, static:1,
+	// dynamic:1). In Examples mode each kernel uses its own schedule.
+	Schedules []par.Schedule
+	// Seed is the seed samples are drawn from; sample i of a test has
+	// a seed derived from Seed, the test and i (reported in each row).
+	Seed uint64
+	// Emulators are the emulators to check, "ff" and/or "syn" (default
+	// both).
+	Emulators []string
+	// Repeats is how many times each real run (serial and parallel) is
+	// repeated; the median counts (default 5).
+	Repeats int
+	// Fastest takes the fastest of the repeated real runs instead of
+	// their median, and has the synthesizer do the same with its
+	// replays: on a machine shared with other work, the fastest run is
+	// the one least disturbed.
+	Fastest bool
+	// QuietWait, when positive, makes every round of timed runs (the
+	// serial run and one parallel run per schedule and thread count) and
+	// every synthesizer prediction first wait, up to this long, until a
+	// short probe finds the cores it needs idle (other processes' CPU
+	// time from /proc/stat over 50 ms, and a 2 ms spin per core): on a
+	// machine shared with other work, runs then land in quiet moments.
+	// Zero does not wait.
+	QuietWait time.Duration
+	// Examples validates the real kernels of package examples/kernels
+	// instead of generated samples.
+	Examples bool
+	// Kernels restricts Examples mode to these kernels (default all).
+	Kernels []string
+	// Scale multiplies the generated samples' lengths (default 1: 10 to
+	// 30 ms of serial work each) or, in Examples mode, the kernels' size.
+	Scale float64
+	// Machine supplies the overheads ff charges and the synthesizer's
+	// walk costs; a zero Profile means machine.Default().
+	Machine machine.Profile
+	// Progress, if not nil, receives a progress bar (samples done, time
+	// left).
+	Progress io.Writer
+}
+
+// Row is one sample predicted by one emulator at one schedule and thread
+// count, with the real speedup measured.
+type Row struct {
+	Test string `json:"test"`
+	// Sample is the sample's number, or the kernel's name in Examples
+	// mode.
+	Sample string `json:"sample"`
+	Seed   uint64 `json:"seed"`
+	// Desc says what the sample is.
+	Desc      string  `json:"desc,omitempty"`
+	Emulator  string  `json:"emulator"`
+	Schedule  string  `json:"schedule"`
+	Threads   int     `json:"threads"`
+	Predicted float64 `json:"predicted"`
+	Real      float64 `json:"real"`
+	// Error is |Predicted − Real| / Real.
+	Error float64 `json:"error"`
+	// SerialNs and ParallelNs are the medians (or, with
+	// Config.Fastest, the minimums) of the real runs.
+	SerialNs   float64 `json:"serial_ns"`
+	ParallelNs float64 `json:"parallel_ns"`
+	// RecordedNs is the work the profiler recorded for the serial run
+	// (net of its own overhead): close to SerialNs when the recording is
+	// faithful.
+	RecordedNs float64 `json:"recorded_ns"`
+	// Spread is the relative spread ((max − min) / median) of the real
+	// parallel runs: how noisy the truth was.
+	Spread float64 `json:"spread"`
+}
+
+// Summary aggregates the rows of one test, emulator, schedule and thread
+// count.
+type Summary struct {
+	Test     string  `json:"test"`
+	Emulator string  `json:"emulator"`
+	Schedule string  `json:"schedule"`
+	Threads  int     `json:"threads"`
+	Samples  int     `json:"samples"`
+	AvgError float64 `json:"avg_error"`
+	MaxError float64 `json:"max_error"`
+}
+
+// Report is the outcome of a validation run.
+type Report struct {
+	Rows    []Row     `json:"rows"`
+	Summary []Summary `json:"summary"`
+	// Notes say, one sentence each, what was skipped and why.
+	Notes []string `json:"notes,omitempty"`
+	// Cores is runtime.NumCPU() where the validation ran; ElapsedNs
+	// how long it took.
+	Cores     int   `json:"cores"`
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// LoadBefore and LoadAfter are the machine's 1-minute load averages
+	// before and after the run (Linux; zero where unknown): real
+	// speedups measured on a loaded machine are noisy.
+	LoadBefore float64 `json:"load_before,omitempty"`
+	LoadAfter  float64 `json:"load_after,omitempty"`
+}
+
+// loadAverage returns the 1-minute load average, or 0 where the system
+// does not say.
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// subject is something validate can measure: a generated program or a
+// kernel.
+type subject struct {
+	test, sample, desc string
+	seed               uint64
+	reset              func()
+	serial             func()
+	parallel           func(threads int, s par.Schedule)
+	check              func() error
+	schedules          []par.Schedule
+	// open, when not nil, fills in the rest just before measuring.
+	open func(s *subject) error
+}
+
+// config with defaults applied.
+func (c Config) withDefaults() (Config, error) {
+	if c.Samples == 0 {
+		c.Samples = 30
+	}
+	if c.Samples < 0 {
+		return c, fmt.Errorf("samples %d: must be positive", c.Samples)
+	}
+	if len(c.Threads) == 0 {
+		c.Threads = []int{2}
+	}
+	for _, t := range c.Threads {
+		if t < 1 {
+			return c, fmt.Errorf("thread count %d: must be at least 1", t)
+		}
+	}
+	if len(c.Schedules) == 0 {
+		c.Schedules = []par.Schedule{{Policy: par.Static}, {Policy: par.StaticChunk, Chunk: 1}, {Policy: par.Dynamic, Chunk: 1}}
+	}
+	if len(c.Emulators) == 0 {
+		c.Emulators = []string{"ff", "syn"}
+	}
+	if c.Repeats == 0 {
+		c.Repeats = 5
+	}
+	if c.Repeats < 0 {
+		return c, fmt.Errorf("repeats %d: must be positive", c.Repeats)
+	}
+	if c.Scale == 0 {
+		c.Scale = 1
+	}
+	if !(c.Scale > 0) || math.IsInf(c.Scale, 0) {
+		return c, fmt.Errorf("scale %g: must be positive", c.Scale)
+	}
+	if c.Machine.Version == 0 {
+		// Default overheads for ff; the synthesizer measures its own
+		// walking costs when none are given.
+		c.Machine = machine.Default()
+		c.Machine.Walk = machine.Walk{}
+	}
+	switch c.Test {
+	case "", Test1, Test2:
+	default:
+		return c, fmt.Errorf("unknown test %q (want %s or %s)", c.Test, Test1, Test2)
+	}
+	return c, nil
+}
+
+// newEmulator returns the emulator called name; with fastest, the
+// synthesizer too keeps its fastest replay.
+func newEmulator(name string, fastest bool) (emulate.SectionEmulator, error) {
+	switch name {
+	case "ff":
+		return ff.New(), nil
+	case "syn":
+		opt := syn.Options{}
+		if fastest {
+			opt.Statistic = syn.Min
+		}
+		return syn.New(opt), nil
+	}
+	return nil, fmt.Errorf("unknown emulator %q (want ff or syn)", name)
+}
+
+// SampleSeed returns the seed of sample i of test drawn from seed: a
+// splitmix64 mix, so neighbouring samples are unrelated.
+func SampleSeed(seed uint64, test string, i int) uint64 {
+	x := seed
+	for _, c := range []byte(test) {
+		x = x*31 + uint64(c)
+	}
+	x += uint64(i+1) * 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Run validates the emulators as cfg says: for each sample it records
+// the annotated serial version (up to three times, keeping the least
+// disturbed recording: the one with the least work), predicts with every emulator, schedule
+// and thread count, measures the real serial and parallel runs
+// (medians of cfg.Repeats, runtime.GOMAXPROCS set to the thread count),
+// and reports the error of every prediction. It stops early, returning
+// ctx's error, when ctx is cancelled.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	start := time.Now()
+	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: loadAverage()}
+	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
+	for i, name := range cfg.Emulators {
+		if emus[i], err = newEmulator(name, cfg.Fastest); err != nil {
+			return nil, fmt.Errorf("validate: %w", err)
+		}
+	}
+	var threads, skipped []int
+	for _, t := range cfg.Threads {
+		if t > rep.Cores {
+			skipped = append(skipped, t)
+		} else if !slices.Contains(threads, t) {
+			threads = append(threads, t)
+		}
+	}
+	if len(skipped) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("thread counts %v skipped: this machine has %d cores, so a real run there would not measure the machine being predicted", skipped, rep.Cores))
+	}
+	if len(threads) == 0 {
+		return nil, fmt.Errorf("validate: no thread count between 1 and this machine's %d cores", rep.Cores)
+	}
+
+	subjects, err := cfg.subjects()
+	if err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	bar := progress.New(cfg.Progress, "validate", len(subjects))
+	defer bar.Done()
+	m := measurer{cfg: cfg, threads: threads, emus: emus, opt: emulate.Options{Overheads: cfg.Machine.Overheads, Walk: cfg.Machine.Walk}, noted: map[string]bool{}}
+	for _, sub := range subjects {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows, err := m.measure(ctx, sub)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s sample %s: %w", sub.test, sub.sample, err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+		bar.Add(1)
+	}
+	rep.Notes = append(rep.Notes, m.notes...)
+	if m.busy > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs or a synthesizer prediction) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
+	}
+	rep.LoadAfter = loadAverage()
+	// Validation itself keeps every core busy; more than that is
+	// someone else's work.
+	if load := max(rep.LoadBefore, rep.LoadAfter); load > float64(rep.Cores)+0.5 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, rep.Cores))
+	}
+	rep.Summary = Summarize(rep.Rows)
+	rep.ElapsedNs = int64(time.Since(start))
+	return rep, nil
+}
+
+// subjects lists what cfg asks to measure.
+func (c Config) subjects() ([]subject, error) {
+	var out []subject
+	if c.Examples {
+		names := c.Kernels
+		if len(names) == 0 {
+			names = kernels.Names()
+		}
+		known := kernels.Names()
+		for _, name := range names {
+			if !slices.Contains(known, name) {
+				return nil, fmt.Errorf("unknown example %q (have %s)", name, strings.Join(known, ", "))
+			}
+			// The kernel (and its input) is made only when measured.
+			out = append(out, subject{test: Examples, sample: name, open: func(s *subject) error {
+				k, err := kernels.New(name, c.Scale)
+				if err != nil {
+					return err
+				}
+				s.desc, s.reset, s.serial, s.parallel, s.check = k.Describe(), k.Reset, k.Serial, k.Parallel, k.Check
+				s.schedules = []par.Schedule{k.Schedule()}
+				return nil
+			}})
+		}
+		return out, nil
+	}
+	tests := []string{Test1, Test2}
+	if c.Test != "" {
+		tests = []string{c.Test}
+	}
+	for _, test := range tests {
+		for i := 0; i < c.Samples; i++ {
+			seed := SampleSeed(c.Seed, test, i)
+			p, err := Generate(test, seed, c.Scale)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, subject{
+				test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
+				reset: func() {}, serial: p.Serial, parallel: p.Parallel, check: func() error { return nil },
+				schedules: c.Schedules,
+			})
+		}
+	}
+	return out, nil
+}
+
+// measurer measures subjects.
+type measurer struct {
+	cfg     Config
+	threads []int
+	emus    []emulate.SectionEmulator
+	opt     emulate.Options
+	notes   []string
+	noted   map[string]bool
+	// gated counts the timed runs that waited for quiet cores, busy
+	// those that started without them.
+	gated, busy int
+}
+
+// quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
+// and counts the runs that had to start without them.
+func (m *measurer) quiet(ctx context.Context, t int) {
+	if m.cfg.QuietWait <= 0 {
+		return
+	}
+	m.gated++
+	if !waitQuiet(ctx, t, m.cfg.QuietWait) {
+		m.busy++
+	}
+}
+
+func (m *measurer) note(key, text string) {
+	if !m.noted[key] {
+		m.noted[key] = true
+		m.notes = append(m.notes, text)
+	}
+}
+
+// timed runs fn once after reset and returns its wall time.
+func timed(reset, fn func()) float64 {
+	reset()
+	t0 := clock.Now()
+	fn()
+	return float64(clock.Now() - t0)
+}
+
+func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
+	if sub.open != nil {
+		if err := sub.open(&sub); err != nil {
+			return nil, err
+		}
+	}
+	runtime.GC()
+	// Warm up (first-touch page faults, code paths), then record.
+	sub.reset()
+	sub.serial()
+	if err := sub.check(); err != nil {
+		return nil, fmt.Errorf("serial run: %w", err)
+	}
+	// Record up to three times and keep the tree with the least work:
+	// the recording least disturbed by other work on the machine (the
+	// profiler measures wall time, so a preempted recording is longer).
+	var tr *tree.Tree
+	for r := 0; r < min(m.cfg.Repeats, 3); r++ {
+		sub.reset()
+		t, err := annotate.Record(sub.serial)
+		if err != nil {
+			return nil, fmt.Errorf("recording the serial run: %w", err)
+		}
+		if err := sub.check(); err != nil {
+			return nil, fmt.Errorf("recorded serial run: %w", err)
+		}
+		if tr == nil || tree.Work(t.Root) < tree.Work(tr.Root) {
+			tr = t
+		}
+	}
+
+	// Real runs, interleaved so that drifting machine load touches
+	// serial and parallel runs alike.
+	type key struct {
+		s par.Schedule
+		t int
+	}
+	var keys []key
+	for _, s := range sub.schedules {
+		for _, t := range m.threads {
+			keys = append(keys, key{s, t})
+		}
+	}
+	maxThreads := slices.Max(m.threads)
+	serial := make([]float64, 0, m.cfg.Repeats)
+	par := make(map[key][]float64, len(keys))
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	for r := 0; r < m.cfg.Repeats; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// One wait for quiet cores per round of runs.
+		m.quiet(ctx, maxThreads)
+		runtime.GOMAXPROCS(procs)
+		serial = append(serial, timed(sub.reset, sub.serial))
+		for _, k := range keys {
+			runtime.GOMAXPROCS(k.t)
+			par[k] = append(par[k], timed(sub.reset, func() { sub.parallel(k.t, k.s) }))
+			if err := sub.check(); err != nil {
+				return nil, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
+			}
+		}
+	}
+	runtime.GOMAXPROCS(procs)
+	stat := median
+	if m.cfg.Fastest {
+		stat = slices.Min[[]float64]
+	}
+	serialMed := stat(serial)
+
+	var rows []Row
+	for _, k := range keys {
+		pm := stat(par[k])
+		real := serialMed / pm
+		for _, e := range m.emus {
+			if _, ok := e.(*syn.Emulator); ok {
+				m.quiet(ctx, k.t)
+			}
+			if l, ok := e.(emulate.Limited); ok && l.MaxThreads() > 0 && k.t > l.MaxThreads() {
+				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), l.MaxThreads(), e.Name(), k.t))
+				continue
+			}
+			res, err := emulate.Predict(e, tr, k.t, k.s, m.opt)
+			if errors.Is(err, syn.ErrTooManyThreads) {
+				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("predicting with %s, %s, %d threads: %w", e.Name(), k.s, k.t, err)
+			}
+			rows = append(rows, Row{
+				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
+				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
+				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
+				SerialNs: serialMed, ParallelNs: pm, RecordedNs: float64(tree.Work(tr.Root)), Spread: spread(par[k]),
+			})
+		}
+	}
+	return rows, nil
+}
+
+// median returns the median of xs (xs is reordered).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// spread returns (max − min) / median of xs: with the few repeats taken
+// here, the range says more than an interquartile range would.
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	return (s[len(s)-1] - s[0]) / median(s)
+}
+
+// OwnSchedule is the schedule summary rows of Examples mode name: each
+// kernel ran with its own schedule.
+const OwnSchedule = "own"
+
+// Summarize aggregates rows per test, emulator, schedule and thread
+// count, in the order the groups first appear. Rows of the real kernels
+// (test Examples) are grouped across schedules, under OwnSchedule.
+func Summarize(rows []Row) []Summary {
+	type key struct {
+		test, emu, sched string
+		t                int
+	}
+	idx := map[key]int{}
+	var out []Summary
+	for _, r := range rows {
+		sched := r.Schedule
+		if r.Test == Examples {
+			sched = OwnSchedule
+		}
+		k := key{r.Test, r.Emulator, sched, r.Threads}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Summary{Test: r.Test, Emulator: r.Emulator, Schedule: sched, Threads: r.Threads})
+		}
+		s := &out[i]
+		s.Samples++
+		s.AvgError += r.Error
+		s.MaxError = math.Max(s.MaxError, r.Error)
+	}
+	for i := range out {
+		out[i].AvgError /= float64(out[i].Samples)
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// TestSmoke runs the whole harness on tiny samples: it asserts that it
+// works end to end and that the report is consistent, never how accurate
+// the predictions are.
+func TestSmoke(t *testing.T) {
+	threads := min(2, runtime.NumCPU())
+	cfg := Config{
+		Samples:   2,
+		Threads:   []int{threads, 64},
+		Schedules: []par.Schedule{{Policy: par.Static}, {Policy: par.Dynamic, Chunk: 1}},
+		Seed:      42,
+		Repeats:   1,
+		Scale:     0.01,
+		QuietWait: 5 * time.Millisecond,
+	}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 tests × 2 samples × 2 schedules × 1 thread count × 2 emulators.
+	if got, want := len(rep.Rows), 2*2*2*2; got != want {
+		t.Fatalf("%d rows, want %d", got, want)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Rows {
+		seen[r.Test+"/"+r.Emulator] = true
+		if r.Threads != threads {
+			t.Errorf("row at %d threads, want only %d (64 is more than this machine has)", r.Threads, threads)
+		}
+		for name, v := range map[string]float64{"predicted": r.Predicted, "real": r.Real, "error": r.Error} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Errorf("row %+v: %s = %g", r, name, v)
+			}
+		}
+		if r.Predicted <= 0 || r.Real <= 0 {
+			t.Errorf("row %+v: non-positive speedup", r)
+		}
+		if d := r.Error - math.Abs(r.Predicted-r.Real)/r.Real; math.Abs(d) > 1e-12 {
+			t.Errorf("row %+v: error does not match |predicted − real| / real", r)
+		}
+	}
+	for _, k := range []string{"test1/ff", "test1/syn", "test2/ff", "test2/syn"} {
+		if !seen[k] {
+			t.Errorf("no %s rows", k)
+		}
+	}
+	if len(rep.Notes) == 0 || !strings.Contains(strings.Join(rep.Notes, " "), "64") {
+		t.Errorf("notes %q do not mention the skipped thread count", rep.Notes)
+	}
+	checkSummary(t, rep)
+
+	var tab, js, svg bytes.Buffer
+	if err := rep.WriteTable(&tab); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tab.String(), "avg error") || !strings.Contains(tab.String(), "dynamic:1") {
+		t.Errorf("table lacks its header or a schedule:\n%s", tab.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rows    []map[string]any `json:"rows"`
+		Summary []map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("JSON does not read back: %v", err)
+	}
+	if len(back.Rows) != len(rep.Rows) || len(back.Summary) != len(rep.Summary) {
+		t.Errorf("JSON has %d rows and %d summary rows, want %d and %d", len(back.Rows), len(back.Summary), len(rep.Rows), len(rep.Summary))
+	}
+	for _, k := range []string{"test", "emulator", "schedule", "threads", "samples", "avg_error", "max_error"} {
+		if _, ok := back.Summary[0][k]; !ok {
+			t.Errorf("JSON summary row lacks %q", k)
+		}
+	}
+	for _, k := range []string{"test", "sample", "seed", "emulator", "schedule", "threads", "predicted", "real", "error"} {
+		if _, ok := back.Rows[0][k]; !ok {
+			t.Errorf("JSON row lacks %q", k)
+		}
+	}
+	if err := rep.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if s := svg.String(); !strings.Contains(s, "<svg") || !strings.Contains(s, "real speedup") {
+		t.Errorf("SVG output is not a labelled plot (%d bytes)", len(s))
+	}
+}
+
+// checkSummary checks that the summary agrees with the rows.
+func checkSummary(t *testing.T, rep *Report) {
+	t.Helper()
+	total := 0
+	for _, s := range rep.Summary {
+		var n int
+		var sum, mx float64
+		for _, r := range rep.Rows {
+			sched := r.Schedule
+			if r.Test == Examples {
+				sched = OwnSchedule
+			}
+			if r.Test == s.Test && r.Emulator == s.Emulator && sched == s.Schedule && r.Threads == s.Threads {
+				n++
+				sum += r.Error
+				mx = math.Max(mx, r.Error)
+			}
+		}
+		if n != s.Samples || math.Abs(sum/float64(n)-s.AvgError) > 1e-12 || mx != s.MaxError || s.AvgError > s.MaxError {
+			t.Errorf("summary %+v disagrees with its %d rows (avg %g, max %g)", s, n, sum/float64(n), mx)
+		}
+		total += s.Samples
+	}
+	if total != len(rep.Rows) {
+		t.Errorf("summary covers %d rows of %d", total, len(rep.Rows))
+	}
+}
+
+func TestSmokeExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every kernel")
+	}
+	rep, err := Run(context.Background(), Config{Examples: true, Kernels: []string{"ep", "mandelbrot"}, Threads: []int{min(2, runtime.NumCPU())}, Repeats: 1, Scale: 0.05, Emulators: []string{"ff"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows, want 2 (one per kernel)", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		if r.Test != Examples || (r.Sample != "ep" && r.Sample != "mandelbrot") || !(r.Real > 0) || !(r.Predicted > 0) {
+			t.Errorf("bad row %+v", r)
+		}
+	}
+	if len(rep.Summary) != 1 || rep.Summary[0].Schedule != OwnSchedule || rep.Summary[0].Samples != 2 {
+		t.Errorf("summary %+v, want one row over both kernels", rep.Summary)
+	}
+	checkSummary(t, rep)
+}
+
+func TestRunBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"unknown test", Config{Test: "test9"}},
+		{"negative samples", Config{Samples: -1}},
+		{"zero threads", Config{Threads: []int{0}}},
+		{"only too many threads", Config{Threads: []int{runtime.NumCPU() + 1}}},
+		{"unknown emulator", Config{Emulators: []string{"oracle"}}},
+		{"negative repeats", Config{Repeats: -2}},
+		{"bad scale", Config{Scale: -1}},
+		{"unknown kernel", Config{Examples: true, Kernels: []string{"nosuch"}}},
+	} {
+		if _, err := Run(context.Background(), tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Samples: 1, Scale: 0.01, Threads: []int{1}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rows := []Row{
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.1},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.3},
+		{Test: Test1, Emulator: "syn", Schedule: "static", Threads: 2, Error: 0.05},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Error: 0.2},
+		{Test: Examples, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.02},
+		{Test: Examples, Emulator: "ff", Schedule: "dynamic:1", Threads: 2, Error: 0.04},
+	}
+	want := []Summary{
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Samples: 2, AvgError: 0.2, MaxError: 0.3},
+		{Test: Test1, Emulator: "syn", Schedule: "static", Threads: 2, Samples: 1, AvgError: 0.05, MaxError: 0.05},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Samples: 1, AvgError: 0.2, MaxError: 0.2},
+		{Test: Examples, Emulator: "ff", Schedule: OwnSchedule, Threads: 2, Samples: 2, AvgError: 0.03, MaxError: 0.04},
+	}
+	got := Summarize(rows)
+	for i := range got {
+		got[i].AvgError = math.Round(got[i].AvgError*1e9) / 1e9
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Summarize:\n got %+v\nwant %+v", got, want)
+	}
+	if s := Summarize(nil); len(s) != 0 {
+		t.Errorf("Summarize(nil) = %v", s)
+	}
+}
+
+func TestSampleSeed(t *testing.T) {
+	seen := map[uint64]string{}
+	for _, test := range []string{Test1, Test2} {
+		for i := 0; i < 1000; i++ {
+			s := SampleSeed(1, test, i)
+			if prev, ok := seen[s]; ok {
+				t.Fatalf("%s sample %d has the same seed as %s", test, i, prev)
+			}
+			seen[s] = fmt.Sprintf("%s sample %d", test, i)
+		}
+	}
+	if SampleSeed(1, Test1, 0) == SampleSeed(2, Test1, 0) {
+		t.Error("the run seed does not change sample seeds")
+	}
+}
+
+func TestWaitQuietReturns(t *testing.T) {
+	// A cancelled context ends the wait at once, whatever the machine's
+	// load; a generous one may succeed or not but must end.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	waitQuiet(ctx, 1, time.Hour)
+	waitQuiet(context.Background(), 1, 20*time.Millisecond)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("waitQuiet took %v", d)
+	}
+}
