@@ -41,6 +41,10 @@ not measure the machine being predicted.`,
 		format := fs.String("format", "table", "output format: table or json")
 		svg := fs.String("plot", "", "write a scatter plot of predicted against real speedups (SVG)")
 		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else built-in defaults)")
+		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
+		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
+		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
+		rows := fs.Bool("rows", false, "with --format table: also list every sample's row")
 		if err := parse(fs, args); err != nil {
 			return err
 		}
@@ -83,7 +87,8 @@ not measure the machine being predicted.`,
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, Examples: *examples, Scale: *scale,
-			Machine: m, Progress: e.stderr,
+			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet,
+			Kernels: splitList(*kernelList),
 		})
 		if err != nil {
 			return fmt.Errorf("validate: %w", err)
@@ -97,7 +102,24 @@ not measure the machine being predicted.`,
 		if *format == "json" {
 			return rep.WriteJSON(e.stdout)
 		}
+		if *rows {
+			if err := rep.WriteRows(e.stdout); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout)
+		}
 		return rep.WriteTable(e.stdout)
 	}
 	return c
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
