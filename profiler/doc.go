@@ -29,7 +29,10 @@
 // few hundred events, and at Stop), and the time spent building it, like
 // the time spent reading hardware counters, is cut out of the timeline
 // by reading the clock again afterwards, so it falls into no interval.
-// The clock is the CPU's time-stamp counter where it runs at a constant
+// Building takes about 9 ns an event in the steady state of a loop on the
+// development machine (BenchmarkDrain): net lengths are computed in fixed
+// point (2^-32 ns), and a task that joins the run of tasks before it
+// builds no nodes (see tree.Builder). The clock is the CPU's time-stamp counter where it runs at a constant
 // rate and makes events cheaper (internal/clock.Ticks, about 10 ns a read
 // against 23-27 ns for the Go runtime's monotonic clock on the
 // development machine; both event costs are measured at Start), converted

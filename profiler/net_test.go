@@ -2,6 +2,8 @@ package profiler
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/parallel-prophet/prophet/tree"
@@ -18,6 +20,7 @@ func scripted(cost, nsPerTick float64) *Profiler {
 		b:         tree.NewBuilder(tree.BuildOptions{NoCompress: true}),
 		stack:     []Annotation{{}},
 	}
+	p.setRate(nsPerTick, cost*nsPerTick)
 	p.minU = max(1, int64(p.costNs/2))
 	p.secGap = p.minU
 	return p
@@ -118,5 +121,58 @@ func TestSectionGapsJoinTasks(t *testing.T) {
 		if c.Kind != tree.KindTask {
 			t.Errorf("section holds a %s node; the gaps should have joined the tasks", c.Kind)
 		}
+	}
+}
+
+// TestNetFixedPoint checks net's fixed-point arithmetic, the 128-bit path
+// for long intervals included, against the same computation in big
+// integers, and against the floating-point formula within a nanosecond.
+func TestNetFixedPoint(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		nsPerTick, costNs float64
+	}{
+		{"nanotime", 1, 27.3},
+		{"tsc 3GHz", 1.0 / 3, 10.4},
+		{"tsc 2.4GHz", 1 / 2.4, 9.7},
+		{"no cost", 0.29, 0},
+		{"slow ticks", 3.5, 40},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Profiler{}
+			p.setRate(tt.nsPerTick, tt.costNs)
+			r := rand.New(rand.NewPCG(1, 2))
+			frac := new(big.Int)
+			mask := new(big.Int).SetInt64(1<<fracBits - 1)
+			for i := range 20000 {
+				var raw int64
+				switch i % 4 {
+				case 0:
+					raw = r.Int64N(200) - 20 // around the event cost, and negative
+				case 1:
+					raw = r.Int64N(1 << 20)
+				case 2:
+					raw = p.rawMax - 5 + r.Int64N(10) // both sides of the fast path's limit
+				case 3:
+					raw = r.Int64N(math.MaxInt64 / 4) // the 128-bit path
+				}
+				got := p.net(raw)
+				v := new(big.Int).Mul(big.NewInt(raw), big.NewInt(p.tickQ))
+				v.Sub(v, big.NewInt(p.costQ)).Add(v, frac)
+				want := int64(0)
+				if v.Sign() < 0 {
+					frac.SetInt64(0)
+				} else {
+					frac.And(v, mask)
+					want = v.Rsh(v, fracBits).Int64()
+				}
+				if got != want || p.fracQ != frac.Int64() {
+					t.Fatalf("net(%d) = %d carry %d, want %d carry %d", raw, got, p.fracQ, want, frac.Int64())
+				}
+				if f := float64(raw)*p.nsPerTick - p.costNs; raw < 1<<40 && f > 0 && math.Abs(float64(got)-f) > 1+1e-6*f {
+					t.Fatalf("net(%d) = %d, float formula %.3f", raw, got, f)
+				}
+			}
+		})
 	}
 }

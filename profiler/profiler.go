@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"sort"
 	"strings"
@@ -115,15 +116,19 @@ type Profiler struct {
 	nsPerTick float64
 	costTicks float64
 	costNs    float64
-	frac      float64 // rounding carry of net lengths
-	carry     int64   // net ns of intervals too short to be U nodes
-	minU      int64   // shortest interval kept as its own U node
-	secGap    int64   // shortest interval kept as a U node of a section
-	rawTicks  int64   // sum of all closed intervals
-	events    int64
-	stack     []Annotation // open annotations; stack[0] is the root
-	err       *AnnotationError
-	stopped   bool
+	// net lengths in fixed point, 2^-32 ns (see setRate and net)
+	tickQ    int64 // ns per tick
+	costQ    int64 // ns per event
+	rawMax   int64 // longest interval the fast path of net multiplies
+	fracQ    int64 // rounding carry of net lengths, in [0, 2^32)
+	carry    int64 // net ns of intervals too short to be U nodes
+	minU     int64 // shortest interval kept as its own U node
+	secGap   int64 // shortest interval kept as a U node of a section
+	rawTicks int64 // sum of all closed intervals
+	events   int64
+	stack    []Annotation // open annotations; stack[0] is the root
+	err      *AnnotationError
+	stopped  bool
 
 	counters CounterSet
 	note     string // why counters are missing
@@ -202,6 +207,7 @@ func Start(opt Options) (*Profiler, error) {
 		p.costTicks = measureEventCost(false)
 		p.costNs = p.costTicks
 	}
+	p.setRate(p.nsPerTick, p.costNs)
 	if p.tsc {
 		p.clock = fmt.Sprintf("tsc (rdtsc, %.4f GHz measured against %s)", 1/p.nsPerTick, clock.Name)
 	} else {
@@ -417,17 +423,52 @@ func (p *Profiler) drain() {
 	p.samples = p.samples[:0]
 }
 
+// fracBits is the number of fractional bits of the fixed-point lengths.
+const fracBits = 32
+
+// setRate sets the clock's rate and the per-event cost, rounded to the
+// fixed point (2^-32 ns) that net computes in, so that net and the
+// floating-point totals (MeasuredNs) use the very same values.
+func (p *Profiler) setRate(nsPerTick, costNs float64) {
+	const one = 1 << fracBits
+	p.tickQ = max(1, int64(math.Round(nsPerTick*one)))
+	p.costQ = max(0, int64(math.Round(costNs*one)))
+	p.rawMax = (1 << 62) / p.tickQ
+	p.nsPerTick = float64(p.tickQ) / one
+	p.costNs = float64(p.costQ) / one
+	p.costTicks = p.costNs / p.nsPerTick
+}
+
 // net converts a raw interval of ticks to net nanoseconds: the per-event
-// cost subtracted, clamped at zero, and rounded with a carry so that
-// totals stay exact.
+// cost subtracted, clamped at zero, and rounded down with the fraction
+// carried to the next interval, so that totals stay exact. It computes in
+// integers (2^-32 ns): the carry is the one value that each event's net
+// length waits for, and an integer add is a much shorter wait than the
+// floating-point round trip.
 func (p *Profiler) net(raw int64) int64 {
-	f := (float64(raw)-p.costTicks)*p.nsPerTick + p.frac
-	if f < 0 {
-		f = 0
+	if raw > p.rawMax {
+		return p.netLong(raw)
 	}
-	ns := int64(f)
-	p.frac = f - float64(ns)
-	return ns
+	v := raw*p.tickQ - p.costQ + p.fracQ
+	if v < 0 {
+		p.fracQ = 0
+		return 0
+	}
+	p.fracQ = v & (1<<fracBits - 1)
+	return v >> fracBits
+}
+
+// netLong is net for an interval so long (about a third of a second or
+// more) that raw·tickQ needs 128 bits.
+func (p *Profiler) netLong(raw int64) int64 {
+	hi, lo := bits.Mul64(uint64(raw), uint64(p.tickQ))
+	var c uint64
+	lo, c = bits.Add64(lo, uint64(p.fracQ), 0)
+	hi += c
+	lo, c = bits.Sub64(lo, uint64(p.costQ), 0) // raw·tickQ ≥ 2^62 > costQ
+	hi -= c
+	p.fracQ = int64(lo & (1<<fracBits - 1))
+	return int64(hi<<(64-fracBits) | lo>>fracBits)
 }
 
 // apply checks one event against the open annotations and builds the tree.
@@ -436,7 +477,7 @@ func (p *Profiler) apply(r *record) {
 	p.rawTicks += raw
 	if r.op == opStop {
 		if p.err == nil {
-			p.closeInterval(raw)
+			p.closeInterval(raw, p.stack[len(p.stack)-1].Kind)
 			if p.carry > 0 {
 				p.b.U(p.carry)
 				p.carry = 0
@@ -448,8 +489,25 @@ func (p *Profiler) apply(r *record) {
 	if p.err != nil {
 		return
 	}
-	ev := p.events
+	// The events of a loop's tasks, kept in a small function of their own.
 	top := &p.stack[len(p.stack)-1]
+	switch {
+	case r.op == opTaskBegin && top.Kind == Sec:
+		p.closeInterval(raw, Sec)
+		p.b.BeginTask(r.name)
+		p.push(Task, r.name, 0, p.events)
+	case r.op == opTaskEnd && top.Kind == Task:
+		p.closeInterval(raw, Task)
+		p.b.EndTask()
+		p.stack = p.stack[:len(p.stack)-1]
+	default:
+		p.applyOther(r, raw, top)
+	}
+}
+
+// applyOther is apply for the other events and for every misplaced one.
+func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
+	ev := p.events
 	switch r.op {
 	case opSecBegin:
 		call := func() string { return fmt.Sprintf("SecBegin %q", r.name) }
@@ -461,15 +519,15 @@ func (p *Profiler) apply(r *record) {
 			p.misplaced(call(), ev, top, "a section holds tasks; a nested section belongs inside a task")
 			return
 		}
-		p.closeInterval(raw)
+		p.closeInterval(raw, top.Kind)
 		p.b.BeginSec(r.name)
-		p.stack = append(p.stack, Annotation{Kind: Sec, Name: r.name, Event: ev})
+		p.push(Sec, r.name, 0, ev)
 	case opSecEnd:
 		if top.Kind != Sec {
 			p.mismatch("SecEnd", ev, top)
 			return
 		}
-		p.closeInterval(raw)
+		p.closeInterval(raw, Sec)
 		p.b.EndSec(r.arg&1 == 1, p.sectionCounters(top.Name, r.arg>>1))
 		p.stack = p.stack[:len(p.stack)-1]
 	case opTaskBegin:
@@ -485,15 +543,15 @@ func (p *Profiler) apply(r *record) {
 			p.misplaced(call(), ev, top, "a task belongs directly to a section; a nested task needs a nested section")
 			return
 		}
-		p.closeInterval(raw)
+		p.closeInterval(raw, Sec)
 		p.b.BeginTask(r.name)
-		p.stack = append(p.stack, Annotation{Kind: Task, Name: r.name, Event: ev})
+		p.push(Task, r.name, 0, ev)
 	case opTaskEnd:
 		if top.Kind != Task {
 			p.mismatch("TaskEnd", ev, top)
 			return
 		}
-		p.closeInterval(raw)
+		p.closeInterval(raw, Task)
 		p.b.EndTask()
 		p.stack = p.stack[:len(p.stack)-1]
 	case opLockBegin:
@@ -501,8 +559,8 @@ func (p *Profiler) apply(r *record) {
 			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, "a lock holds computation only")
 			return
 		}
-		p.closeInterval(raw)
-		p.stack = append(p.stack, Annotation{Kind: Lock, ID: int(r.arg), Event: ev})
+		p.closeInterval(raw, top.Kind)
+		p.push(Lock, "", int(r.arg), ev)
 	case opLockEnd:
 		if top.Kind != Lock || top.ID != int(r.arg) {
 			p.mismatch(fmt.Sprintf("LockEnd(%d)", r.arg), ev, top)
@@ -513,13 +571,27 @@ func (p *Profiler) apply(r *record) {
 	}
 }
 
-// closeInterval adds an interval outside any lock to the open node, or,
-// when it is shorter than minU (secGap in a section), carries it to the
-// next one.
-func (p *Profiler) closeInterval(raw int64) {
+// push opens an annotation. It fills the slot in place: a composite
+// literal appended would be built on the stack and copied, which costs a
+// store-forwarding stall on every TaskBegin.
+func (p *Profiler) push(k Kind, name string, id int, ev int64) {
+	n := len(p.stack)
+	if n < cap(p.stack) {
+		p.stack = p.stack[:n+1]
+	} else {
+		p.stack = append(p.stack, Annotation{})
+	}
+	a := &p.stack[n]
+	a.Kind, a.Name, a.ID, a.Event = k, name, id, ev
+}
+
+// closeInterval adds an interval outside any lock to the open node, whose
+// kind is open (0: the root), or, when it is shorter than minU (secGap in
+// a section), carries it to the next one.
+func (p *Profiler) closeInterval(raw int64, open Kind) {
 	ns := p.net(raw) + p.carry
 	least := p.minU
-	if p.stack[len(p.stack)-1].Kind == Sec {
+	if open == Sec {
 		least = p.secGap
 	}
 	if ns < least {

@@ -71,9 +71,25 @@ type BuildOptions struct {
 // node another instance of it (merging stops at a pair of different shared
 // nodes), so no parent ever sees another parent's instances.
 //
-// In the steady state of merging (a new instance joins the run before it)
-// the Builder allocates nothing: closed instances go to a free list and are
+// The Builder allocates nothing in the steady state of merging (a new
+// instance joins the run before it): such tasks get no nodes at all (see
+// Pending tasks), and other closed instances go to a free list and are
 // reused.
+//
+// # Pending tasks
+//
+// Most tasks of a loop join the run before them, so a task that opens
+// right after a run of tasks with its name gets no node at first: it is
+// pending, and each of its U and L events is checked against the next leaf
+// of that run (same kind and lock id, a single instance) and only its
+// length is kept. If the task ends with the run's shape, its leaves are
+// tested and added leaf by leaf (a few integer and floating-point
+// operations each, no division); this is the merge the general rules
+// would make, without building, comparing and freeing the instance's
+// nodes. Anything else (another shape, a nested section, a leaf that
+// does not fit, an error) first turns the pending task into its nodes by
+// replaying its events, and the general rules take over, so the tree is
+// the same either way.
 type Builder struct {
 	opt   BuildOptions
 	tol   float64
@@ -92,6 +108,16 @@ type Builder struct {
 	inner  map[uint64][]*Node
 	seed   maphash.Seed
 	nextID int64
+
+	// pend: an open task without a node of its own that is expected to
+	// join the run pendRun (the last child of the open section); pendLens
+	// are the lengths of its leaves so far, which have the shape of
+	// pendRun's first len(pendLens) children.
+	pend     bool
+	pendRun  *Node
+	pendLens []int64
+	// general turns pending tasks off (tests compare both paths).
+	general bool
 
 	rootSealed int   // root children below this index are sealed
 	secSealed  int   // same for the open top-level section
@@ -196,6 +222,9 @@ func (b *Builder) addChild(p, c *Node) {
 
 // BeginSec opens a section inside the open root or task.
 func (b *Builder) BeginSec(name string) {
+	if b.pend {
+		b.materialize()
+	}
 	if !b.usable() {
 		return
 	}
@@ -216,6 +245,9 @@ func (b *Builder) BeginSec(name string) {
 // EndSec closes the open section; c (may be nil) holds its counters, which
 // are copied.
 func (b *Builder) EndSec(nowait bool, c *Counters) {
+	if b.pend {
+		b.materialize()
+	}
 	if !b.usable() {
 		return
 	}
@@ -244,6 +276,9 @@ func (b *Builder) EndSec(nowait bool, c *Counters) {
 
 // BeginTask opens a task inside the open section.
 func (b *Builder) BeginTask(name string) {
+	if b.pend {
+		b.materialize()
+	}
 	if !b.usable() {
 		return
 	}
@@ -252,6 +287,12 @@ func (b *Builder) BeginTask(name string) {
 		b.fail("task %q opened inside a %s", name, p.Kind)
 		return
 	}
+	if k := len(p.Children); k > 0 && !b.opt.NoCompress && !b.general {
+		if r := p.Children[k-1]; r.Kind == KindTask && r.id == 0 && r.Name == name {
+			b.pend, b.pendRun = true, r
+			return
+		}
+	}
 	n := b.newNode(KindTask, name)
 	b.addChild(p, n)
 	b.stack = append(b.stack, n)
@@ -259,6 +300,12 @@ func (b *Builder) BeginTask(name string) {
 
 // EndTask closes the open task.
 func (b *Builder) EndTask() {
+	if b.pend {
+		if b.joinPending() {
+			return
+		}
+		b.materialize()
+	}
 	if !b.usable() {
 		return
 	}
@@ -276,6 +323,19 @@ func (b *Builder) EndTask() {
 func (b *Builder) U(ns int64) {
 	if ns <= 0 || !b.usable() {
 		return
+	}
+	if b.pend {
+		k, ch := len(b.pendLens), b.pendRun.Children
+		if k > 0 && ch[k-1].Kind == KindU {
+			// Joins the U before it, as in a node of its own.
+			b.pendLens[k-1] += ns
+			return
+		}
+		if k < len(ch) && ch[k].Kind == KindU && ch[k].Count == 1 && ch[k].id == 0 {
+			b.pendLens = append(b.pendLens, ns)
+			return
+		}
+		b.materialize()
 	}
 	p := b.top()
 	if k := len(p.Children); k > 0 {
@@ -300,6 +360,18 @@ func (b *Builder) L(id int, ns int64) {
 		return
 	}
 	ns = max(ns, 0)
+	if b.pend {
+		k, ch := len(b.pendLens), b.pendRun.Children
+		// An L right after an L of the same lock could merge with it
+		// inside the task, which the run's shape does not foresee: such
+		// tasks take the general path.
+		if k < len(ch) && ch[k].Kind == KindL && ch[k].Lock == id && ch[k].Count == 1 && ch[k].id == 0 &&
+			(k == 0 || ch[k-1].Kind != KindL || ch[k-1].Lock != id) {
+			b.pendLens = append(b.pendLens, ns)
+			return
+		}
+		b.materialize()
+	}
 	p := b.top()
 	n := b.newNode(KindL, "")
 	n.Lock, n.Len, n.sum, n.inst = id, ns, ns, 1
@@ -308,7 +380,55 @@ func (b *Builder) L(id int, ns int64) {
 }
 
 // Depth returns how many nodes are open below the root.
-func (b *Builder) Depth() int { return len(b.stack) - 1 }
+func (b *Builder) Depth() int {
+	if b.pend {
+		return len(b.stack)
+	}
+	return len(b.stack) - 1
+}
+
+// joinPending merges the pending task, which has just ended, into its run
+// when it has the run's shape and every leaf fits (the merge closed would
+// make), and reports whether it did.
+func (b *Builder) joinPending() bool {
+	r, lens := b.pendRun, b.pendLens
+	ch := r.Children
+	if len(lens) != len(ch) {
+		return false
+	}
+	for i, x := range lens {
+		if !b.fitsOne(ch[i], x) {
+			return false
+		}
+	}
+	for i, x := range lens {
+		d := ch[i]
+		d.sum += x
+		d.inst++
+		d.Len = mean(d.sum, d.inst)
+	}
+	r.Count++
+	b.pend, b.pendRun, b.pendLens = false, nil, lens[:0]
+	return true
+}
+
+// materialize turns the pending task into a node of the open section,
+// with its leaves so far, by replaying its events on the general path.
+func (b *Builder) materialize() {
+	r, lens := b.pendRun, b.pendLens
+	b.pend, b.pendRun, b.pendLens = false, nil, lens[:0]
+	p := b.top()
+	n := b.newNode(KindTask, r.Name)
+	b.addChild(p, n)
+	b.stack = append(b.stack, n)
+	for i, ns := range lens {
+		if c := r.Children[i]; c.Kind == KindU {
+			b.U(ns)
+		} else {
+			b.L(c.Lock, ns)
+		}
+	}
+}
 
 // MemoryBytes returns an estimate of the bytes the Builder holds: its
 // nodes (free list included), their children slices and its dictionary.
@@ -318,7 +438,7 @@ func (b *Builder) MemoryBytes() int64 {
 	const accSize = int64(unsafe.Sizeof(counterAcc{}))
 	const entrySize = 48 // map slot and bucket slice share, roughly
 	return b.allocated*nodeSize + b.childSlots*8 + b.entries*entrySize +
-		int64(len(b.freeAcc))*accSize + int64(cap(b.stack)+cap(b.free))*8
+		int64(len(b.freeAcc))*accSize + int64(cap(b.stack)+cap(b.free)+cap(b.pendLens))*8
 }
 
 // closed handles the last child of p, which has just been closed (a Task
@@ -401,14 +521,50 @@ func (b *Builder) fits(d, s *Node) bool {
 	if d.inst < 1 || s.inst < 1 {
 		return b.within(d.Len, s.Len)
 	}
+	if s.inst == 1 {
+		return b.fitsOne(d, s.sum)
+	}
+	return b.fitsMeans(d, s.sum, s.inst)
+}
+
+// fitsMeans is fits for a leaf d (inst ≥ 1) and sum and inst ≥ 1
+// instances of the other leaf, by the formula of the rule.
+func (b *Builder) fitsMeans(d *Node, sum, inst int64) bool {
 	md := float64(d.sum) / float64(d.inst)
-	ms := float64(s.sum) / float64(s.inst)
-	m := float64(d.sum+s.sum) / float64(d.inst+s.inst)
+	ms := float64(sum) / float64(inst)
+	m := float64(d.sum+sum) / float64(d.inst+inst)
 	lim := b.slack
 	if !b.exact {
 		lim += b.tol * m
 	}
 	return math.Abs(md-m) <= lim && math.Abs(ms-m) <= lim
+}
+
+// fitsOne is fits for a leaf d (inst ≥ 1) and one instance of length x,
+// without divisions. With n = d.inst, N = n+1 and D = |d.sum − n·x|, the
+// mean of the merged run is m = (d.sum+x)/N, |x−m| = D/N and |d's mean −
+// m| = D/(n·N) ≤ D/N, so the rule reduces to D ≤ lim·N = slack·N +
+// Tolerance·(d.sum+x). Near that bound, where rounding could decide, it
+// defers to fitsMeans, so the answer is always the formula's.
+func (b *Builder) fitsOne(d *Node, x int64) bool {
+	if d.inst < 1 {
+		return b.within(d.Len, x)
+	}
+	n := float64(d.inst)
+	sx := float64(x)
+	dev := math.Abs(float64(d.sum) - n*sx)
+	limN := b.slack * (n + 1)
+	if !b.exact {
+		limN += b.tol * float64(d.sum+x)
+	}
+	margin := 1e-9 * (float64(d.sum) + n*sx + limN)
+	switch {
+	case dev < limN-margin:
+		return true
+	case dev > limN+margin:
+		return false
+	}
+	return b.fitsMeans(d, x, 1)
 }
 
 // canMerge reports whether s (an instance or a final run) can join the run
@@ -593,6 +749,9 @@ func (b *Builder) sealInner(n *Node) *Node {
 // Finish closes the tree and returns it. It fails if anything is still
 // open or the events did not nest. The Builder cannot be used afterwards.
 func (b *Builder) Finish(meta Meta) (*Tree, error) {
+	if b.pend {
+		b.materialize()
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
