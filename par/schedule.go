@@ -156,3 +156,32 @@ func (s Schedule) GuidedChunk(remaining, threads int) int {
 	}
 	return c
 }
+
+// WorkerChunks calls fn(lo, hi) for every chunk [lo, hi) that a static or
+// static:C schedule assigns to worker of a team of threads, in the order
+// the worker runs them: the same assignment as StaticChunks, for one
+// worker, without visiting the other workers' chunks. For other policies
+// it panics.
+func (s Schedule) WorkerChunks(n, threads, worker int, fn func(lo, hi int)) {
+	switch s.Policy {
+	case Static:
+		q, r := n/threads, n%threads
+		size, lo := q, worker*q+min(worker, r)
+		if worker < r {
+			size++
+		}
+		if size > 0 {
+			fn(lo, lo+size)
+		}
+	case StaticChunk:
+		c := s.Chunk
+		if c < 1 {
+			c = 1
+		}
+		for lo := worker * c; lo < n; lo += threads * c {
+			fn(lo, min(lo+c, n))
+		}
+	default:
+		panic("par: WorkerChunks called for non-static schedule " + s.String())
+	}
+}

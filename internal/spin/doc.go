@@ -1,0 +1,13 @@
+// Package spin busy-waits for a requested number of nanoseconds without
+// touching memory: the synthesizer's stand-in for a program's computation
+// (the paper's FakeDelay) and the validation suite's synthetic work.
+//
+// For loops on the monotonic clock of internal/clock. It counts only the
+// time it was actually running: a gap between two consecutive clock
+// readings longer than GapNs means the goroutine was descheduled (by the
+// Go scheduler, which preempts goroutines that run for more than about
+// 10 ms, or by the operating system), and that gap does not count as
+// work. So a delay of d nanoseconds is d nanoseconds of computation even
+// when more goroutines than cores share the machine, which is what the
+// real computation it stands for would need.
+package spin

@@ -1,0 +1,57 @@
+package spin
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
+)
+
+func TestForCountsAtLeastRequested(t *testing.T) {
+	tests := []struct {
+		ns      int64
+		wantMin int64
+	}{
+		{-5, 0},
+		{0, 0},
+		{1, 1},
+		{100, 100},
+		{5000, 5000},
+		{200000, 200000},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.ns), func(t *testing.T) {
+			start := clock.Now()
+			got := For(tc.ns)
+			wall := clock.Now() - start
+			if got < tc.wantMin {
+				t.Errorf("For(%d) counted %d ns, want at least %d", tc.ns, got, tc.wantMin)
+			}
+			if tc.ns <= 0 && got != 0 {
+				t.Errorf("For(%d) = %d, want 0", tc.ns, got)
+			}
+			// Counted running time can never exceed the wall time
+			// that passed (a property, not a timing assertion).
+			if got > wall {
+				t.Errorf("For(%d) counted %d ns in only %d ns of wall time", tc.ns, got, wall)
+			}
+		})
+	}
+}
+
+func TestWallWaitsAtLeastRequested(t *testing.T) {
+	for _, ns := range []int64{-1, 0, 1, 300, 20000} {
+		start := clock.Now()
+		Wall(ns)
+		if wall := clock.Now() - start; wall < ns {
+			t.Errorf("Wall(%d) returned after %d ns", ns, wall)
+		}
+	}
+}
+
+func Example() {
+	// Stand in for 20 µs of computation.
+	ran := For(20_000)
+	fmt.Println(ran >= 20_000)
+	// Output: true
+}

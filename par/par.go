@@ -1,0 +1,165 @@
+package par
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// For runs body(i) for every i in [0, n) exactly once, in parallel as
+// schedule s says, and returns when all of them have returned.
+//
+// For Static, StaticChunk, Dynamic and Guided, a team of threads workers
+// runs the loop: the calling goroutine is worker 0 and threads−1 new
+// goroutines are started, never more workers than iterations. Static and
+// StaticChunk give worker w the chunks StaticChunks assigns it, in order;
+// Dynamic hands the next Chunk iterations to the first free worker;
+// Guided hands the first free worker GuidedChunk(remaining, team size)
+// iterations. For Spawn, one goroutine is started per iteration and
+// threads is not used: the number of cores is runtime.GOMAXPROCS.
+//
+// threads < 1 is treated as 1 (the loop runs on the calling goroutine);
+// a Chunk < 1 is treated as 1; n ≤ 0 runs nothing. body may call For
+// again: the inner call forms its own team. If body panics in any worker,
+// For waits for the other workers and then panics with the first value
+// on the calling goroutine.
+func For(n, threads int, s Schedule, body func(i int)) {
+	ForWorker(n, threads, s, func(_, i int) { body(i) })
+}
+
+// ForWorker is For with the worker index (0 ≤ worker < team size) passed
+// to body, for per-worker accumulators. For Spawn, worker = i.
+func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
+	if n <= 0 {
+		return
+	}
+	if threads < 1 {
+		threads = 1
+	}
+	if s.Policy == Spawn {
+		spawn(n, body)
+		return
+	}
+	t := min(threads, n)
+	var run func(w int)
+	switch s.Policy {
+	case Static, StaticChunk:
+		run = func(w int) {
+			s.WorkerChunks(n, t, w, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					body(w, i)
+				}
+			})
+		}
+	case Dynamic:
+		c := max(s.Chunk, 1)
+		var next atomic.Int64
+		run = func(w int) {
+			for {
+				lo := int(next.Add(int64(c))) - c
+				if lo >= n {
+					return
+				}
+				for i, hi := lo, min(lo+c, n); i < hi; i++ {
+					body(w, i)
+				}
+			}
+		}
+	case Guided:
+		g := Schedule{Policy: Guided, Chunk: max(s.Chunk, 1)}
+		var next atomic.Int64
+		run = func(w int) {
+			for {
+				lo := int(next.Load())
+				if lo >= n {
+					return
+				}
+				hi := lo + g.GuidedChunk(n-lo, t)
+				if !next.CompareAndSwap(int64(lo), int64(hi)) {
+					continue
+				}
+				for i := lo; i < hi; i++ {
+					body(w, i)
+				}
+			}
+		}
+	default:
+		// An unknown policy: run the loop serially rather than fail;
+		// For has no error to return.
+		run = func(w int) {
+			for i := 0; i < n; i++ {
+				body(w, i)
+			}
+		}
+		t = 1
+	}
+	team(t, run)
+}
+
+// team runs run(w) for w in [0, t): w = 0 on the calling goroutine, the
+// others on new goroutines, and waits for all. A panic in any worker is
+// re-raised on the calling goroutine once all have finished.
+func team(t int, run func(w int)) {
+	if t == 1 {
+		run(0)
+		return
+	}
+	var (
+		wg      sync.WaitGroup
+		once    sync.Once
+		panicky any
+		caught  bool
+	)
+	guard := func(w int) {
+		defer func() {
+			if r := recover(); r != nil {
+				once.Do(func() { panicky, caught = r, true })
+			}
+		}()
+		run(w)
+	}
+	wg.Add(t - 1)
+	for w := 1; w < t; w++ {
+		go func() {
+			defer wg.Done()
+			guard(w)
+		}()
+	}
+	guard(0)
+	wg.Wait()
+	if caught {
+		panic(panicky)
+	}
+}
+
+// spawn starts one goroutine per iteration and waits for all of them.
+func spawn(n int, body func(worker, i int)) {
+	var (
+		wg      sync.WaitGroup
+		once    sync.Once
+		panicky any
+		caught  bool
+	)
+	wg.Add(n)
+	for i := 0; i < n; i++ {
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicky, caught = r, true })
+				}
+			}()
+			body(i, i)
+		}()
+	}
+	wg.Wait()
+	if caught {
+		panic(panicky)
+	}
+}
+
+// Do runs every fn on its own goroutine (spawn-per-task) and returns when
+// all have returned. A panic in one of them is re-raised on the caller
+// after all have finished.
+func Do(fns ...func()) {
+	spawn(len(fns), func(_, i int) { fns[i]() })
+}
