@@ -2,7 +2,9 @@ package emulate
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -14,6 +16,16 @@ type Limited interface {
 	MaxThreads() int
 }
 
+// Cloner is implemented by emulators whose predictions do not depend on
+// the machine they run on (ff), so that several copies may predict at
+// once. Clone returns an emulator that gives the same predictions and is
+// safe to use concurrently with the original and with other clones, or
+// nil when it cannot make one (then RunSweep runs the emulator's rows one
+// after the other).
+type Cloner interface {
+	Clone() SectionEmulator
+}
+
 // Sweep is a grid of predictions: every emulator × schedule × thread count.
 type Sweep struct {
 	Results []Result
@@ -21,11 +33,25 @@ type Sweep struct {
 	Notes []string
 }
 
+// sweepJob is one row of a sweep.
+type sweepJob struct {
+	s  par.Schedule
+	th int
+}
+
 // RunSweep predicts t for every emulator, schedule and thread count, in
 // that nesting order. Rows an emulator cannot predict (a Limited emulator
 // asked for more threads than it can) are skipped with a note. progress,
 // if not nil, is called after each prediction with the number done and
-// the total.
+// the total (never concurrently, with done increasing).
+//
+// The rows of an emulator that implements Cloner are predicted in
+// parallel on up to GOMAXPROCS goroutines, each with its own clone; the
+// results come back in the same order as sequentially, and opt.Burden is
+// then called concurrently (it must be safe for that, as a pure function
+// is). Other emulators (the synthesizer, which measures wall time on this
+// machine) run their rows sequentially, never at the same time as
+// another emulator's rows.
 func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.Schedule, opt Options, progress func(done, total int)) (Sweep, error) {
 	var sw Sweep
 	total := len(emus) * len(threads) * len(scheds)
@@ -36,30 +62,107 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			limit = l.MaxThreads()
 		}
 		var skipped []int
+		var jobs []sweepJob
 		for _, s := range scheds {
 			for _, th := range threads {
 				if limit > 0 && th > limit {
 					if s == scheds[0] {
 						skipped = append(skipped, th)
 					}
-					done++
 					continue
 				}
-				r, err := Predict(e, t, th, s, opt)
-				if err != nil {
-					return Sweep{}, fmt.Errorf("%s, %s, %d threads: %w", e.Name(), s, th, err)
-				}
-				sw.Results = append(sw.Results, r)
-				done++
-				if progress != nil {
-					progress(done, total)
-				}
+				jobs = append(jobs, sweepJob{s: s, th: th})
 			}
 		}
+		// Skipped rows count as done at once (the progress bar's total
+		// includes them).
+		done += len(threads)*len(scheds) - len(jobs)
+		res, err := runRows(t, e, jobs, opt, func() {
+			done++
+			if progress != nil {
+				progress(done, total)
+			}
+		})
+		if err != nil {
+			return Sweep{}, err
+		}
+		sw.Results = append(sw.Results, res...)
 		if len(skipped) > 0 {
 			sort.Ints(skipped)
 			sw.Notes = append(sw.Notes, fmt.Sprintf("%s predicts up to %d threads on this machine; rows for %v threads come from the other emulators only", e.Name(), limit, skipped))
 		}
 	}
 	return sw, nil
+}
+
+// runRows predicts jobs with e, in parallel when e is a Cloner, and
+// returns the results in the order of jobs. tick is called after each
+// prediction, never concurrently. The error returned is that of the first
+// failing job in order.
+func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick func()) ([]Result, error) {
+	res := make([]Result, len(jobs))
+	wrap := func(j sweepJob, err error) error {
+		return fmt.Errorf("%s, %s, %d threads: %w", e.Name(), j.s, j.th, err)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	c, ok := e.(Cloner)
+	var clones []SectionEmulator
+	if ok && workers > 1 {
+		for range workers {
+			ce := c.Clone()
+			if ce == nil {
+				clones = nil
+				break
+			}
+			clones = append(clones, ce)
+		}
+	}
+	if len(clones) < 2 {
+		for i, j := range jobs {
+			r, err := Predict(e, t, j.th, j.s, opt)
+			if err != nil {
+				return nil, wrap(j, err)
+			}
+			res[i] = r
+			tick()
+		}
+		return res, nil
+	}
+	errs := make([]error, len(jobs))
+	var (
+		mu     sync.Mutex
+		next   int
+		failed bool
+		wg     sync.WaitGroup
+	)
+	for _, ce := range clones {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := failed
+				mu.Unlock()
+				if i >= len(jobs) || stop {
+					return
+				}
+				r, err := Predict(ce, t, jobs[i].th, jobs[i].s, opt)
+				mu.Lock()
+				if err != nil {
+					errs[i], failed = err, true
+				} else {
+					res[i] = r
+					tick()
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, wrap(jobs[i], err)
+		}
+	}
+	return res, nil
 }

@@ -1,7 +1,9 @@
 package ff
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"testing"
 
@@ -115,4 +117,72 @@ func BenchmarkNestedSmall(b *testing.B) {
 	for _, s := range []string{"static", "spawn"} {
 		b.Run(s, func(b *testing.B) { benchSection(b, sec, 8, s, machine.Overheads{}) })
 	}
+}
+
+// luTree reads testdata/lu.ppt: prophet demo's LU 500×500 profile (499
+// sections of up to 500 tasks of about 1.4 µs, each with a short L on
+// one lock, stored as runs).
+func luTree(tb testing.TB) *tree.Tree {
+	tb.Helper()
+	t, err := tree.ReadFile(luPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		tb.Skipf("%s is missing (it is matched by .gitignore's *.ppt: add it with git add -f)", luPath)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// luPath is prophet demo's LU profile.
+const luPath = "testdata/lu.ppt"
+
+// luGrid is prophet predict's default grid: 5 thread counts × 5
+// schedules.
+var luThreads = []int{1, 2, 4, 8, 16}
+
+func luSchedules(tb testing.TB) []par.Schedule {
+	tb.Helper()
+	sc, err := par.ParseSchedules("static,static:1,dynamic:1,guided:1,spawn")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sc
+}
+
+// BenchmarkLUPredict predicts the LU profile for 5 thread counts × 5
+// schedules with machine.Default's overheads, as prophet predict does
+// (emulate.RunSweep, using every core). One serial run of the LU
+// example takes about 120 ms.
+func BenchmarkLUPredict(b *testing.B) {
+	t := luTree(b)
+	scheds := luSchedules(b)
+	opt := emulate.Options{Overheads: machine.Default().Overheads}
+	emus := []emulate.SectionEmulator{New()}
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if _, err := emulate.RunSweep(t, emus, luThreads, scheds, opt, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)*1e3/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkLUPredictSerial is BenchmarkLUPredict on one goroutine.
+func BenchmarkLUPredictSerial(b *testing.B) {
+	t := luTree(b)
+	scheds := luSchedules(b)
+	opt := emulate.Options{Overheads: machine.Default().Overheads}
+	e := New()
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		for _, s := range scheds {
+			for _, th := range luThreads {
+				if _, err := emulate.Predict(e, t, th, s, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)*1e3/float64(b.N), "cpu-ms/op")
 }

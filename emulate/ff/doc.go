@@ -1,6 +1,6 @@
 // Package ff is prophet's fast-forward emulator (the paper's section
 // IV-C): a discrete-event emulation of the program tree on an abstract
-// machine of t cores, driven by a priority heap (container/heap) of
+// machine of t cores, driven by a priority heap of
 // events. It predicts the parallel time of each top-level section for any
 // thread count and schedule, including more cores than the machine at
 // hand, without running anything in parallel.
@@ -78,21 +78,56 @@
 //     quantiles of it ((k+0.5)/K; with the default K = 5: the 10th to
 //     90th percentiles, the measured p50 and p90 among them), then
 //     averages the predicted times: the expected time when all wake-ups
-//     of one run are alike. This is deterministic; a section in which no
-//     core is ever woken is emulated only once.
+//     of one run are alike. The quantiles are rounded to 1/4096 ns (see
+//     Speed). This is deterministic; a section in which no core is ever
+//     woken is emulated only once.
 //
 // # Speed
 //
-// A goroutine runs its U nodes without touching the heap; only
-// interaction points (lock requests, forks, chunk fetches, spawns,
-// joins, ends) go through it, and not even then when the goroutine is
-// already the earliest. Events hold no pointers, so the heap costs the
-// garbage collector nothing. Runs of identical tasks that hold only U
-// nodes advance a worker by count × length in one step wherever the
-// schedule gives a worker several of them in a row (static blocks,
-// static and dynamic chunks); everything else is expanded, one frame per
-// task. Goroutines, frames and tables are recycled within a call and,
-// for an Emulator made by New, from one call to the next.
+// A goroutine runs its U nodes, and its L nodes whose lock is free, without
+// touching the heap (state.walk); only interaction points that other
+// goroutines could see first (a lock request, fork, chunk fetch, spawn,
+// join or end at a time when another event is pending earlier) go
+// through it. The heap (heap.go) holds small events without pointers and
+// is driven without interface calls; a goroutine that ends or blocks
+// hands its heap slot to the goroutine its core starts next.
+//
+// Runs of identical tasks are not expanded where the schedule allows:
+//
+//   - tasks of only U nodes advance a worker by count × length in one
+//     step wherever the schedule gives it several in a row;
+//   - tasks of U nodes, one L and U nodes (state.batch) run in closed form
+//     while the worker is the only goroutine that acts before the next
+//     pending event: a static block, a worker's static:C chunks of one
+//     run, consecutive dynamic:C chunks (batchStatic, batchDynamic);
+//   - when several workers (or, with spawn, several cores taking spawned
+//     goroutines from the ready queue) run such tasks on one lock at
+//     once, lockstep (lockstep.go) advances them all by whole rounds when
+//     their lock requests in one round are a hold time apart, so that
+//     none waits: each round is the previous one shifted by a task's
+//     length;
+//   - with spawn, the spawner spawns the tasks of such a run in one step
+//     while no core is idle and nothing else is pending (spawnRun): the
+//     spawned goroutines wait in the ready queue as one entry, made one
+//     by one as cores take them, or never made at all when lockstep runs
+//     them;
+//   - a wake-up sample whose wake-ups all came too late to matter (each
+//     found no goroutine waiting for a core, and none became ready after
+//     the first) stands for every longer latency, which then is not
+//     emulated (sectionRun.inert).
+//
+// These shortcuts give exactly, bit for bit, what the node-by-node
+// emulation gives (TestShortcutsExact): the closed forms are used only
+// when every time involved is a multiple of 1/4096 ns below about 36
+// minutes, where float64 sums are exact (tree lengths are whole
+// nanoseconds, machine.Default's overheads too, and wake-up latencies
+// are rounded to the grid, which moves predictions by far less than
+// 0.1%; TestWakeRounding). With a burden factor other than 1 or
+// overheads off the grid (a calibrated profile's fractions of a
+// nanosecond) the engine falls back to walking every task, which gives
+// the same answers more slowly. Goroutines, frames, locks and tables are
+// recycled within a call and, for an Emulator made by New, from one call
+// to the next; Clone gives emulate.RunSweep one Emulator per goroutine.
 //
 // # Timeline
 //

@@ -1,7 +1,6 @@
 package ff
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,7 +18,7 @@ import (
 // see them) and stops only at an interaction point: a lock request, a
 // fork, a chunk fetch, a spawn, a join, its own end. Interaction points
 // are processed in global time order through a priority heap
-// (container/heap) of events; ties go to the event queued first, and the
+// of events (heap.go); ties go to the event queued first, and the
 // goroutine being processed keeps going while its clock is still the
 // earliest (so it needs no heap operation at all in that case).
 
@@ -42,26 +41,8 @@ type event struct {
 	id   int32 // goroutine (evG) or lock (evRelease) index
 }
 
-// evHeap is a min-heap of events by (t, seq). It implements
-// heap.Interface; the engine pushes and pops with heap.Fix on the slice
-// directly, so events are never boxed.
+// evHeap is a min-heap of events by (t, seq) (see heap.go).
 type evHeap []event
-
-func (h evHeap) Len() int { return len(h) }
-func (h evHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
-	}
-	return h[i].seq < h[j].seq
-}
-func (h evHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *evHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *evHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
 
 type frameKind uint8
 
@@ -87,6 +68,9 @@ type frame struct {
 	info  *secInfo
 	team  *team
 	sec   string // innermost section name, for spans
+	// run is the run a fTask frame's task comes from, when a worker
+	// took it from a run table (nil otherwise).
+	run *taskRun
 	// fTask and spawn walk: child index and repetitions done.
 	i   int
 	rep int64
@@ -99,6 +83,9 @@ type frame struct {
 	// spawn, chunk fetch) has been charged, so that coming back to the
 	// point after yielding does not charge it again.
 	charged bool
+	// walked is set on a fTask frame that walk has just stopped at a
+	// node run's general loop must handle.
+	walked bool
 }
 
 // step is what advancing a frame did.
@@ -132,6 +119,9 @@ type gor struct {
 	lockN  string
 	reqAt  float64 // when g asked for the lock it waits for
 	parked bool    // g waited for the lock longer than LockSpinNs
+	// batch > 0: g is queued standing for batch fresh goroutines alike
+	// (see readyQueue).
+	batch int64
 }
 
 // team is the shared state of one section instance.
@@ -165,7 +155,7 @@ type lockState struct {
 	evPending bool
 }
 
-// deque is a ring buffer of goroutines.
+// deque is a ring buffer of goroutines (a lock's waiters).
 type deque struct {
 	buf  []*gor
 	head int
@@ -190,21 +180,105 @@ func (d *deque) pushBack(g *gor) {
 	d.n++
 }
 
-func (d *deque) pushFront(g *gor) {
-	if d.n == len(d.buf) {
-		d.grow()
-	}
-	d.head = (d.head - 1 + len(d.buf)) % len(d.buf)
-	d.buf[d.head] = g
-	d.n++
-}
-
 func (d *deque) popFront() *gor {
 	g := d.buf[d.head]
 	d.buf[d.head] = nil
 	d.head = (d.head + 1) % len(d.buf)
 	d.n--
 	return g
+}
+
+// readyQueue is the FIFO of runnable goroutines, a ring buffer. An entry
+// may stand for several fresh goroutines spawned in one go (see
+// spawnRun): a goroutine with batch > 1 is the first of batch alike ones,
+// each to run one task of its frame's run as a member of its team;
+// popReady makes the others one at a time.
+type readyQueue struct {
+	buf   []*gor
+	head  int
+	n     int // entries
+	total int // goroutines
+}
+
+// len returns the number of goroutines queued.
+func (q *readyQueue) len() int { return q.total }
+
+func (q *readyQueue) grow() {
+	nb := make([]*gor, max(8, 2*len(q.buf)))
+	for i := 0; i < q.n; i++ {
+		nb[i] = q.buf[(q.head+i)%len(q.buf)]
+	}
+	q.buf, q.head = nb, 0
+}
+
+// at returns the i-th entry from the front.
+func (q *readyQueue) at(i int) *gor { return q.buf[(q.head+i)%len(q.buf)] }
+
+// pushBack queues g, which stands for max(g.batch, 1) goroutines.
+func (q *readyQueue) pushBack(g *gor) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = g
+	q.n++
+	q.total += int(max(g.batch, 1))
+}
+
+func (q *readyQueue) pushFront(g *gor) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.head = (q.head - 1 + len(q.buf)) % len(q.buf)
+	q.buf[q.head] = g
+	q.n++
+	q.total++
+}
+
+// dropFront removes the front entry, which stood for n goroutines.
+func (q *readyQueue) dropFront(n int) {
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	q.total -= n
+}
+
+// clear empties the queue.
+func (q *readyQueue) clear() {
+	clear(q.buf)
+	q.head, q.n, q.total = 0, 0, 0
+}
+
+// pushFresh queues n fresh goroutines of run r's task, members of tm.
+func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec string) {
+	q := &s.ready
+	if q.n > 0 {
+		if b := q.at(q.n - 1); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
+			b.batch += n
+			q.total += int(n)
+			return
+		}
+	}
+	g := s.newG()
+	g.frames = append(g.frames, frame{kind: fTask, node: r.node, sec: sec, run: r})
+	g.team, g.batch = tm, n
+	q.pushBack(g)
+}
+
+// popReady takes the goroutine at the front of the ready queue.
+func (s *state) popReady() *gor {
+	q := &s.ready
+	g := q.at(0)
+	if g.batch <= 1 {
+		g.batch = 0
+		q.dropFront(1)
+		return g
+	}
+	g.batch--
+	q.total--
+	ng := s.newG()
+	ng.frames = append(ng.frames, g.frames[0])
+	ng.team = g.team
+	return ng
 }
 
 // state is one emulation of one section run.
@@ -218,7 +292,7 @@ type state struct {
 	h     evHeap
 	seq   uint64
 	now   float64
-	ready deque
+	ready readyQueue
 	idle  []int // idle cores (a stack)
 
 	waking int // core wake-ups in flight
@@ -247,17 +321,39 @@ type state struct {
 	nFork, nJoin, nChunk, nSpawn, nLock, nHandoff int
 
 	err error
+	// clean is set when the emulation ended with every goroutine
+	// ended (and so back on the free list).
+	clean bool
+	// woke is set once a core wake-up has taken effect; late once a
+	// woken core found a goroutine to run or a goroutine became ready
+	// after a wake-up took effect (see sectionRun.inert).
+	woke, late bool
+	// rootFree is set while the event at the heap's root has been
+	// dealt with and may be reused by start instead of popped.
+	rootFree bool
+	// steppers is lockstep's scratch list; lsCool counts the events to
+	// let pass before lockstep looks again after it could not help.
+	steppers []stepper
+	lsCool   int
+	// infoFree holds section infos to reuse.
+	infoFree []*secInfo
+	// stepwise turns off every shortcut (walk, batch, lockstep): the
+	// node-by-node emulation the shortcuts must agree with, for tests.
+	stepwise bool
 }
 
 // reset prepares s for a new emulation, keeping what it allocated
 // before (goroutines, frames, the heap, the tables); the section-info
 // cache is kept too (clear it between calls).
 func (s *state) reset(threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64) {
-	gs, free, h, idle, lockList := s.gs, s.free[:0], s.h[:0], s.idle[:0], s.lockList[:0]
-	for _, g := range gs {
-		g.frames = g.frames[:0]
-		g.team, g.lock, g.resume, g.core = nil, nil, resNone, -1
-		free = append(free, g)
+	gs, free, h, idle, lockList := s.gs, s.free, s.h[:0], s.idle[:0], s.lockList[:0]
+	if !s.clean || len(free) != len(gs) {
+		free = free[:0]
+		for _, g := range gs {
+			g.frames = g.frames[:0]
+			g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
+			free = append(free, g)
+		}
 	}
 	locks, infos, coreSince := s.locks, s.infos, s.coreSince
 	if locks == nil {
@@ -272,13 +368,12 @@ func (s *state) reset(threads int, sched par.Schedule, burden float64, ov machin
 	}
 	coreSince = coreSince[:threads]
 	ready := s.ready
-	for ready.len() > 0 {
-		ready.popFront()
-	}
+	ready.clear()
 	*s = state{
 		t: threads, sched: sched, burden: burden, ov: ov, wake: wake,
 		h: h, idle: idle, ready: ready, locks: locks, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
+		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
 	}
 }
 
@@ -300,7 +395,7 @@ func (s *state) push(e event) {
 	s.seq++
 	e.seq = s.seq
 	s.h = append(s.h, e)
-	heap.Fix(&s.h, len(s.h)-1)
+	s.h.up(len(s.h) - 1)
 }
 
 func (s *state) pop0() {
@@ -309,7 +404,7 @@ func (s *state) pop0() {
 	s.h[n] = event{}
 	s.h = s.h[:n]
 	if n > 0 {
-		heap.Fix(&s.h, 0)
+		s.h.down(0)
 	}
 }
 
@@ -338,7 +433,12 @@ func (s *state) info(n *tree.Node, own *secInfo) *secInfo {
 	if in, ok := s.infos[n]; ok {
 		return in
 	}
-	in, err := buildInfo(n)
+	var in *secInfo
+	if k := len(s.infoFree); k > 0 {
+		in = s.infoFree[k-1]
+		s.infoFree = s.infoFree[:k-1]
+	}
+	in, err := buildInfo(n, in)
 	if err != nil {
 		if s.err == nil {
 			s.err = err
@@ -355,7 +455,17 @@ func (s *state) lock(id int) *lockState {
 	}
 	lk, ok := s.locks[id]
 	if !ok {
-		lk = &lockState{id: id, idx: int32(len(s.lockList)), releaseAt: math.Inf(-1)}
+		// Reuse a lock of an earlier emulation if there is one.
+		n := len(s.lockList)
+		if n < cap(s.lockList) {
+			lk = s.lockList[:n+1][n]
+		}
+		if lk == nil {
+			lk = &lockState{}
+		}
+		w := lk.waiters
+		clear(w.buf)
+		*lk = lockState{id: id, idx: int32(n), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
 		s.locks[id] = lk
 		s.lockList = append(s.lockList, lk)
 	}
@@ -376,7 +486,7 @@ func (s *state) newG() *gor {
 
 func (s *state) freeG(g *gor) {
 	g.frames = g.frames[:0]
-	g.team, g.lock, g.resume, g.core = nil, nil, resNone, -1
+	g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
 	s.free = append(s.free, g)
 }
 
@@ -388,12 +498,22 @@ func (s *state) start(g *gor, core int) {
 	g.core = core
 	g.clock = s.now
 	s.coreSince[core] = s.now
+	if s.rootFree {
+		// The root event is done with: g's event takes its place,
+		// saving a push and a pop.
+		s.rootFree = false
+		s.seq++
+		s.h[0] = event{t: s.now, seq: s.seq, kind: evG, id: g.id}
+		s.h.down(0)
+		return
+	}
 	s.push(event{t: s.now, kind: evG, id: g.id})
 }
 
 // leave takes g off its core at the current time; the core runs the next
 // ready goroutine or goes idle. why is the idle span kind for the core.
 func (s *state) leave(g *gor, why string) {
+	s.rootFree = true // g's event is the root, and g no longer needs it
 	core := g.core
 	g.core, g.last = -1, core
 	s.busy += s.now - s.coreSince[core]
@@ -405,7 +525,7 @@ func (s *state) freeCore(core int, why string) {
 		s.idleSince[core], s.idleKind[core] = s.now, why
 	}
 	if s.ready.len() > 0 {
-		s.start(s.ready.popFront(), core)
+		s.start(s.popReady(), core)
 		return
 	}
 	s.idle = append(s.idle, core)
@@ -426,6 +546,9 @@ func (s *state) popIdle() int {
 // lock goes to the front of the queue and takes an idle core at once (its
 // own cost is JoinNs or LockHandoffNs).
 func (s *state) makeReady(g *gor, fresh bool) {
+	if s.woke {
+		s.late = true
+	}
 	if !fresh {
 		if len(s.idle) > 0 {
 			// Prefer the core g left, if it is still idle.
@@ -451,7 +574,7 @@ func (s *state) makeReady(g *gor, fresh bool) {
 	}
 	core := s.popIdle()
 	if s.wake <= 0 {
-		s.start(s.ready.popFront(), core)
+		s.start(s.popReady(), core)
 		return
 	}
 	s.waking++
@@ -468,8 +591,10 @@ func (s *state) makeReady(g *gor, fresh bool) {
 
 func (s *state) wakeCore(core int) {
 	s.waking--
+	s.woke = true
 	if s.ready.len() > 0 {
-		s.start(s.ready.popFront(), core)
+		s.late = true
+		s.start(s.popReady(), core)
 		return
 	}
 	s.idle = append(s.idle, core)
@@ -486,6 +611,7 @@ func (s *state) release(lk *lockState) {
 
 // exit ends g at the current time.
 func (s *state) exit(g *gor) {
+	s.rootFree = true // g's event is the root, and g no longer needs it
 	s.end = max(s.end, s.now)
 	core := g.core
 	s.busy += s.now - s.coreSince[core]
@@ -563,6 +689,16 @@ func (s *state) run(g *gor) (float64, bool) {
 		f := &g.frames[top]
 		switch f.kind {
 		case fTask:
+			if s.spans == nil && !f.walked && !s.stepwise {
+				switch s.walk(g, f) {
+				case stCont:
+					g.frames = g.frames[:top]
+					continue
+				case stYield:
+					return g.clock, true
+				}
+			}
+			f.walked = false
 			if f.i >= len(f.node.Children) {
 				g.frames = g.frames[:top]
 				continue
@@ -662,6 +798,285 @@ func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
 	}
 	s.leave(g, emulate.SpanLockWait)
 	return false
+}
+
+// limit returns the time of the earliest pending event other than the
+// one being processed (the heap's root): the goroutine of the root event
+// may act alone, with nothing else interleaved, at any time before it.
+func (s *state) limit() float64 {
+	lim := math.Inf(1)
+	if n := len(s.h); n > 1 {
+		lim = s.h[1].t
+		if n > 2 && s.h[2].t < lim {
+			lim = s.h[2].t
+		}
+	}
+	return lim
+}
+
+// walk runs task frame f of g, the goroutine of the current event, over
+// its U nodes and over its L nodes whose lock is free when g asks for it
+// before any other pending event (exactly what run's general loop does
+// for them, without a heap look-up per node). It returns stCont when the
+// task is done, stYield when f stops at an L that must wait for earlier
+// events (g must yield), and stBlock when f stops at a node that run's
+// general loop must handle (an L whose lock is taken, a nested section, a
+// bad node).
+func (s *state) walk(g *gor, f *frame) step {
+	lim := s.limit()
+	ch := f.node.Children
+	for f.i < len(ch) {
+		c := ch[f.i]
+		if c == nil || c.Len < 0 {
+			return stBlock
+		}
+		switch c.Kind {
+		case tree.KindU:
+			g.clock += float64(c.Len) * float64(c.Reps()-f.rep) * s.burden
+			f.i++
+			f.rep = 0
+		case tree.KindL:
+			if g.clock > s.now {
+				if g.clock >= lim {
+					return stYield
+				}
+				s.now = g.clock
+			}
+			lk := s.lock(c.Lock)
+			if lk.waiters.len() > 0 || lk.releaseAt > s.now {
+				return stBlock
+			}
+			f.rep++
+			if f.rep >= c.Reps() {
+				f.i++
+				f.rep = 0
+			}
+			s.nLock++
+			if s.ov.LockNs > 0 {
+				g.clock += s.ov.LockNs
+			}
+			g.clock += float64(c.Len) * s.burden
+			lk.releaseAt = g.clock
+		default:
+			return stBlock
+		}
+	}
+	return stCont
+}
+
+// walkNew walks new task frame f of g (see walk) for stepWorker. It
+// reports whether the task is done; if not, stepWorker pushes f and
+// returns st: stYield when g must yield, stCont when run's general loop
+// must take f over.
+func (s *state) walkNew(g *gor, f *frame) (done bool, st step) {
+	if s.spans != nil || s.stepwise {
+		return false, stCont
+	}
+	switch s.walk(g, f) {
+	case stCont:
+		return true, stCont
+	case stYield:
+		return false, stYield
+	}
+	// run's general loop need not walk f again first.
+	f.walked = true
+	return false, stCont
+}
+
+// gridScale is the number of grid steps per nanosecond: times that are
+// multiples of 1/gridScale ns and below maxExact add up exactly in
+// float64 (their multiples of the step are integers below 2^53).
+const gridScale = 1 << 12
+
+// maxExact bounds the times batch works with (about 36 minutes).
+const maxExact = 1 << (52 - 12)
+
+// isInt reports whether x is on the grid (a multiple of 1/gridScale ns)
+// and in [0, maxExact), where batch's closed forms are exact.
+func isInt(x float64) bool {
+	if !(x >= 0 && x < maxExact) {
+		return false
+	}
+	y := x * gridScale
+	return y == math.Trunc(y)
+}
+
+// batch runs up to m tasks of run r (r.oneL: U nodes, one L, U nodes) on
+// g, the goroutine of the current event, in one step, and returns how
+// many it ran. It runs those whose lock request comes before every other
+// pending event (so no other goroutine acts in between; the lock, free
+// at the first request, is then released by g itself before each next
+// one), which is exactly what walking them one by one does. It runs none
+// unless every time involved is an integer (no burden, whole-nanosecond
+// lock cost, g's clock whole): then the closed form c + j·P adds up to
+// exactly the same float64 values as the step-by-step sums.
+func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
+	if s.stepwise {
+		return 0
+	}
+	if m < 2 || s.burden != 1 {
+		return 0
+	}
+	lockNs := 0.0
+	if s.ov.LockNs > 0 {
+		lockNs = s.ov.LockNs
+	}
+	c := g.clock
+	a, l, b := float64(r.preL), float64(r.lenL), float64(r.postL)
+	p := a + lockNs + l + b
+	if !isInt(c) || !isInt(lockNs) || !isInt(p) || c+float64(m)*p >= maxExact || c < s.now {
+		return 0
+	}
+	lk := s.lock(r.lockID)
+	req := c + a
+	if lk.waiters.len() > 0 || lk.releaseAt > req {
+		return 0
+	}
+	// Requests at req + j·p for j < k must come before lim.
+	lim := s.limit()
+	if req >= lim {
+		return 0
+	}
+	k := m
+	if p > 0 && !math.IsInf(lim, 1) {
+		// The number of j >= 0 with req + j·p < lim: ceil((lim-req)/p).
+		k = min(m, int64(math.Ceil((lim-req)/p)))
+		for k > 1 && req+float64(k-1)*p >= lim {
+			k--
+		}
+		for k < m && req+float64(k)*p < lim {
+			k++
+		}
+	}
+	last := req + float64(k-1)*p
+	s.now = max(s.now, last)
+	lk.releaseAt = last + lockNs + l
+	g.clock = c + float64(k)*p
+	s.nLock += int(k)
+	return k
+}
+
+// batchStatic runs, for static:C, whole chunks of worker frame f (whose
+// chunk starting at task lo it has just taken: f.cur, f.left and f.nextLo
+// set for it) in one step while they lie in the same run of identical
+// tasks: one worker's chunks of a run, C tasks every k·C, take the same
+// time as as many tasks back to back (static chunks cost nothing to
+// take), so batch does them. It reports whether it ran any.
+func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
+	if s.stepwise {
+		return false
+	}
+	info := f.info
+	if info.dense || s.spans != nil || f.left != c {
+		return false
+	}
+	r := &info.runs[f.cur.run]
+	if !r.oneL {
+		return false
+	}
+	stride := int64(f.team.k) * c
+	end := r.start + r.count
+	// Chunks lo + i·stride, i < j, lie wholly in r.
+	if lo+c > end {
+		return false
+	}
+	j := (end-lo-c)/stride + 1
+	if j < 2 && c < 2 {
+		return false
+	}
+	d := s.batch(g, r, j*c)
+	if d == 0 {
+		return false
+	}
+	done, rem := d/c, d%c
+	at := lo + done*stride
+	if rem == 0 {
+		// The next chunk is taken in the usual way.
+		f.left, f.nextLo = 0, at
+		return true
+	}
+	f.left = min(c, info.n-at) - rem
+	f.cur = info.seek(at + rem)
+	f.nextLo = at + stride
+	return true
+}
+
+// batchDynamic, for dynamic:C with a team of two or more, runs on g (the
+// worker of frame f, about to take its next chunk) as many whole chunks
+// as it can in one step while they come from one run of identical tasks
+// (r.oneL): chunk q is taken at c + q·Q (Q = ChunkNs + C·P) and its tasks
+// run back to back. It takes them when every chunk fetch and lock request
+// comes before every other pending event, so that no other worker takes
+// a chunk or the lock in between, and every time involved is an integer,
+// so that the closed form adds up to exactly what the step-by-step
+// emulation gives (see batch). It reports whether it ran any.
+func (s *state) batchDynamic(g *gor, f *frame) bool {
+	if s.stepwise {
+		return false
+	}
+	info, tm := f.info, f.team
+	if s.sched.Policy != par.Dynamic || tm.k < 2 || info.dense || s.spans != nil || s.burden != 1 || tm.next >= info.n {
+		return false
+	}
+	r := &info.runs[tm.cur.run]
+	cs := int64(chunk(s.sched))
+	jmax := (r.count - tm.cur.off) / cs
+	if !r.oneL || jmax < 1 {
+		return false
+	}
+	lockNs, chunkNs := 0.0, 0.0
+	if s.ov.LockNs > 0 {
+		lockNs = s.ov.LockNs
+	}
+	if s.ov.ChunkNs > 0 {
+		chunkNs = s.ov.ChunkNs
+	}
+	c := g.clock
+	a, l := float64(r.preL), float64(r.lenL)
+	p := a + lockNs + l + float64(r.postL)
+	q := chunkNs + float64(cs)*p
+	if !isInt(c) || !isInt(lockNs) || !isInt(chunkNs) || !isInt(q) || c+float64(jmax)*q >= maxExact || c < s.now {
+		return false
+	}
+	lim := s.limit()
+	if c > s.now && c >= lim {
+		return false
+	}
+	lk := s.lock(r.lockID)
+	req := c + chunkNs + a
+	if lk.waiters.len() > 0 || lk.releaseAt > req {
+		return false
+	}
+	// The last request of chunk j-1 must come before lim.
+	tail := chunkNs + float64(cs-1)*p + a
+	j := jmax
+	if !math.IsInf(lim, 1) {
+		if q > 0 {
+			j = min(jmax, int64(math.Ceil((lim-c-tail)/q)))
+			for j > 0 && c+float64(j-1)*q+tail >= lim {
+				j--
+			}
+			for j < jmax && c+float64(j)*q+tail < lim {
+				j++
+			}
+		} else if c+tail >= lim {
+			j = 0
+		}
+	}
+	if j < 1 {
+		return false
+	}
+	last := c + float64(j-1)*q + tail
+	s.now = max(s.now, last)
+	lk.releaseAt = last + lockNs + l
+	g.clock = c + float64(j)*q
+	n := j * cs
+	s.nLock += int(n)
+	s.nChunk += int(j)
+	tm.next += n
+	info.advance(&tm.cur, n)
+	f.left = 0
+	return true
 }
 
 func lockName(task string, id int) string {
@@ -765,25 +1180,44 @@ func (s *state) stepSec(g *gor, top int) step {
 			f.i++
 			f.rep = 0
 		case tree.KindTask:
-			if !f.charged {
-				f.charged = true
-				s.nSpawn++
-				s.overhead(g, s.ov.SpawnNs, "spawn", f.node.Name)
-			}
-			if !s.at(g) {
-				return stYield
-			}
-			f.charged = false
+			// Spawn the run's tasks one after the other, while g
+			// stays the earliest.
 			tm := f.team
-			tm.spawned++
-			f.rep++
-			if f.rep >= c.Reps() {
-				f.i++
-				f.rep = 0
+			var run *taskRun
+			if !f.info.dense {
+				// f.w counts the task children done: the run index.
+				run = &f.info.runs[f.w]
 			}
-			// f may move when spawnG grows nothing of g, but keep
-			// no pointer use after this point.
-			s.spawnG(frame{kind: fTask, node: c, sec: tm.name}, tm)
+			for {
+				if !f.charged && run != nil && s.spawnRun(g, f, run, tm) {
+					if f.rep == 0 {
+						break
+					}
+					continue
+				}
+				if !f.charged {
+					f.charged = true
+					s.nSpawn++
+					s.overhead(g, s.ov.SpawnNs, "spawn", f.node.Name)
+				}
+				if !s.at(g) {
+					return stYield
+				}
+				f.charged = false
+				tm.spawned++
+				f.rep++
+				last := f.rep >= c.Reps()
+				if last {
+					f.i++
+					f.rep = 0
+					f.w++
+				}
+				// spawnG touches other goroutines only: f stays valid.
+				s.spawnG(frame{kind: fTask, node: c, sec: tm.name, run: run}, tm)
+				if last {
+					break
+				}
+			}
 		default:
 			s.fail("section %q holds a %s node", f.node.Name, c.Kind)
 			return stBlock
@@ -791,6 +1225,64 @@ func (s *state) stepSec(g *gor, top int) step {
 		return stCont
 	}
 	return stCont
+}
+
+// spawnRun spawns, in one step, as many of the remaining tasks of run r
+// (the task child f.i of the section of spawner frame f, f.rep of them
+// spawned already) as g can spawn before any other pending event: each
+// costs SpawnNs and happens at its time only if no other event comes
+// first (exactly as one by one), and no core is idle, so spawning only
+// queues the goroutines (as fresh entries, made when a core takes them).
+// It needs every time on the grid, as state.batch does, and reports
+// whether it spawned any.
+func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
+	if s.stepwise || s.spans != nil || len(s.idle) > 0 {
+		return false
+	}
+	m := f.node.Children[f.i].Reps() - f.rep
+	spawnNs := 0.0
+	if s.ov.SpawnNs > 0 {
+		spawnNs = s.ov.SpawnNs
+	}
+	c := g.clock
+	if m < 2 || !isInt(c) || !isInt(spawnNs) || c < s.now || c+float64(m)*spawnNs >= maxExact {
+		return false
+	}
+	// Spawn i (1..j) happens at c + i·spawnNs: at the current time, or
+	// before lim.
+	lim := s.limit()
+	j := m
+	switch {
+	case spawnNs == 0:
+		if c > s.now && c >= lim {
+			j = 0
+		}
+	case !math.IsInf(lim, 1):
+		j = min(m, int64(math.Ceil((lim-c)/spawnNs))-1)
+		for j > 0 && c+float64(j)*spawnNs >= lim {
+			j--
+		}
+		for j < m && c+float64(j+1)*spawnNs < lim {
+			j++
+		}
+		j = max(j, 0)
+	}
+	if j < 2 {
+		return false
+	}
+	g.clock = c + float64(j)*spawnNs
+	s.now = max(s.now, g.clock)
+	s.nSpawn += int(j)
+	tm.spawned += int(j)
+	tm.pending += int(j)
+	f.rep += j
+	if f.rep >= f.node.Children[f.i].Reps() {
+		f.i++
+		f.rep = 0
+		f.w++
+	}
+	s.pushFresh(j, r, tm, tm.name)
+	return true
 }
 
 func (s *state) newTeam() *team {
@@ -847,9 +1339,15 @@ func (s *state) stepWorker(g *gor, top int) step {
 				f.left = min(c, info.n-lo)
 				f.cur = info.seek(lo)
 				f.nextLo += int64(f.team.k) * c
+				if s.batchStatic(g, f, lo, c) {
+					return stCont
+				}
 			}
 		case par.Dynamic, par.Guided:
 			tm := f.team
+			if s.batchDynamic(g, f) {
+				return stCont
+			}
 			if tm.k > 1 {
 				if !s.at(g) {
 					return stYield
@@ -883,10 +1381,15 @@ func (s *state) stepWorker(g *gor, top int) step {
 		}
 	}
 	if info.dense {
-		node := info.node.Children[f.cur.run]
-		f.left--
-		f.cur.run++
-		g.frames = append(g.frames, frame{kind: fTask, node: node, sec: f.sec})
+		for f.left > 0 {
+			tf := frame{kind: fTask, node: info.node.Children[f.cur.run], sec: f.sec}
+			f.left--
+			f.cur.run++
+			if done, st := s.walkNew(g, &tf); !done {
+				g.frames = append(g.frames, tf)
+				return st
+			}
+		}
 		return stCont
 	}
 	r := &info.runs[f.cur.run]
@@ -905,9 +1408,24 @@ func (s *state) stepWorker(g *gor, top int) step {
 		info.advance(&f.cur, m)
 		return stCont
 	}
-	f.left--
-	node := r.node
-	info.advance(&f.cur, 1)
-	g.frames = append(g.frames, frame{kind: fTask, node: node, sec: f.sec})
+	// Identical tasks: in one step as far as batch can, then one by one,
+	// each walked at once where it can be.
+	m := min(f.left, r.count-f.cur.off)
+	var k int64
+	if s.spans == nil && r.oneL {
+		k = s.batch(g, r, m)
+	}
+	for k < m {
+		tf := frame{kind: fTask, node: r.node, sec: f.sec, run: r}
+		k++
+		if done, st := s.walkNew(g, &tf); !done {
+			f.left -= k
+			info.advance(&f.cur, k)
+			g.frames = append(g.frames, tf)
+			return st
+		}
+	}
+	f.left -= k
+	info.advance(&f.cur, k)
 	return stCont
 }

@@ -40,6 +40,10 @@ type Emulator struct {
 
 	// pool recycles emulation states between calls (nil: no reuse).
 	pool *sync.Pool
+	// exactWake turns off the rounding of wake-up latencies, stepwise
+	// the engine's shortcuts and the sharing of inert wake-up samples
+	// (for tests).
+	exactWake, stepwise bool
 }
 
 // New returns an Emulator with the default settings, which reuses its
@@ -51,7 +55,22 @@ func New() *Emulator {
 // Name returns "ff".
 func (e *Emulator) Name() string { return "ff" }
 
-var _ emulate.SectionEmulator = (*Emulator)(nil)
+var (
+	_ emulate.SectionEmulator = (*Emulator)(nil)
+	_ emulate.Cloner          = (*Emulator)(nil)
+)
+
+// Clone returns a copy of e with its own working memory, for
+// emulate.RunSweep to predict on several goroutines at once; nil when e
+// records a Timeline (the timeline cannot be shared).
+func (e *Emulator) Clone() emulate.SectionEmulator {
+	if e.Timeline != nil {
+		return nil
+	}
+	c := *e
+	c.pool = &sync.Pool{New: func() any { return &state{} }}
+	return &c
+}
 
 // wakeLatencies returns the wake-up latencies to emulate with: the
 // quantiles (k+0.5)/K, k = 0..K-1, of a log-normal distribution through
@@ -59,7 +78,25 @@ var _ emulate.SectionEmulator = (*Emulator)(nil)
 // 50th, 70th and 90th percentiles, so the measured p50 and p90 themselves
 // are two of the samples). With no spread measured (p90 <= p50, or p50
 // <= 0) it is the single value max(p50, 0).
+//
+// The latencies are rounded to the grid of 1/gridScale ns: the lengths in
+// the program tree are whole nanoseconds, so with overheads on the grid
+// too (machine.Default's are whole nanoseconds) every emulated time is on
+// it, and sums of times are exact in float64; that lets the engine run
+// runs of identical tasks in closed form with exactly the values the
+// step-by-step emulation gives (see state.batch). Rounding moves each
+// wake-up by at most 1/(2·gridScale) ns; TestWakeRounding bounds the
+// effect on the predictions.
 func wakeLatencies(ov machine.Overheads, k int) []float64 {
+	out := wakeLatenciesExact(ov, k)
+	for i, w := range out {
+		out[i] = math.Round(w*gridScale) / gridScale
+	}
+	return out
+}
+
+// wakeLatenciesExact is wakeLatencies without the rounding.
+func wakeLatenciesExact(ov machine.Overheads, k int) []float64 {
 	p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns
 	if k < 1 {
 		k = DefaultWakeSamples
@@ -83,6 +120,15 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 type sectionRun struct {
 	parallel, busy float64
 	wakes          int
+	// inert is set when every core wake-up came too late to matter:
+	// each found no goroutine waiting for a core, and none became
+	// ready after the first. Then the section runs the same with any
+	// longer wake-up latency: until the first wake-up takes effect the
+	// two runs are the same, and after it the woken cores only go
+	// idle, and nothing asks for an idle core again (only making a
+	// goroutine ready does; a pending wake-up that fires into an empty
+	// queue changes nothing but the order of equal-time look-ups).
+	inert bool
 	// Charged overheads, counted.
 	nFork, nJoin, nChunk, nSpawn, nLock, nHandoff int
 }
@@ -113,6 +159,17 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 		s.now = ev.t
 		switch ev.kind {
 		case evG:
+			if s.lsCool <= 0 {
+				if s.sched.Policy == par.Spawn {
+					if s.lockstepSpawn() {
+						continue
+					}
+				} else if len(s.h) > 1 && s.lockstep() {
+					continue
+				}
+				s.lsCool = len(s.h)
+			}
+			s.lsCool--
 			if t, again := s.run(s.gs[ev.id]); again {
 				s.seq++
 				s.h[0].t, s.h[0].seq = t, s.seq
@@ -120,11 +177,17 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 				continue
 			}
 		case evWake:
+			s.rootFree = true
 			s.wakeCore(int(ev.core))
 		case evRelease:
+			s.rootFree = true
 			s.release(s.lockList[ev.id])
 		}
-		s.pop0()
+		// The root event is done with; start may have reused it.
+		if s.rootFree {
+			s.rootFree = false
+			s.pop0()
+		}
 	}
 	if s.err != nil {
 		return sectionRun{}, s.err
@@ -132,6 +195,7 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 	if s.ready.len() > 0 || len(s.idle) != threads {
 		return sectionRun{}, fmt.Errorf("section %q: emulation stalled with goroutines left waiting (internal error)", sec.Name)
 	}
+	s.clean = true
 	if spans != nil {
 		for c := 0; c < threads; c++ {
 			if s.end > s.idleSince[c] {
@@ -140,7 +204,7 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 		}
 	}
 	return sectionRun{
-		parallel: s.end, busy: s.busy, wakes: s.wakes,
+		parallel: s.end, busy: s.busy, wakes: s.wakes, inert: s.woke && !s.late,
 		nFork: s.nFork, nJoin: s.nJoin, nChunk: s.nChunk, nSpawn: s.nSpawn, nLock: s.nLock, nHandoff: s.nHandoff,
 	}, nil
 }
@@ -163,27 +227,50 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
 	}
 	lat := wakeLatencies(opt.Overheads, e.WakeSamples)
+	if e.exactWake {
+		lat = wakeLatenciesExact(opt.Overheads, e.WakeSamples)
+	}
 	mid := len(lat) / 2
-	s := &state{}
+	var s *state
 	if e.pool != nil {
 		if p, ok := e.pool.Get().(*state); ok {
 			s = p
+			defer e.pool.Put(s)
 		}
-		defer e.pool.Put(s)
+	}
+	if s == nil {
+		s = &state{}
+	}
+	for _, in := range s.infos {
+		s.infoFree = append(s.infoFree, in)
 	}
 	clear(s.infos)
+	s.stepwise = e.stepwise
 	first, err := emulateOnce(s, sec, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
 	if err != nil || first.wakes == 0 || len(lat) == 1 {
 		return first, err
 	}
+	// The latencies ascend; a run whose wake-ups were inert stands for
+	// every longer latency too. The sum starts with the median run.
 	sum := first
+	var known sectionRun // an inert run with a shorter latency, if any
+	haveKnown := false
 	for i, w := range lat {
 		if i == mid {
+			if first.inert && !haveKnown && !e.stepwise {
+				known, haveKnown = first, true
+			}
 			continue
 		}
-		r, err := emulateOnce(s, sec, threads, sched, burden, opt.Overheads, w, nil, 0, 0)
-		if err != nil {
-			return sectionRun{}, err
+		r := known
+		if !haveKnown {
+			r, err = emulateOnce(s, sec, threads, sched, burden, opt.Overheads, w, nil, 0, 0)
+			if err != nil {
+				return sectionRun{}, err
+			}
+			if r.inert && !e.stepwise {
+				known, haveKnown = r, true
+			}
 		}
 		sum.parallel += r.parallel
 		sum.busy += r.busy

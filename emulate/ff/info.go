@@ -18,6 +18,15 @@ type taskRun struct {
 	pure bool
 	// work is the task's serial length in ns (U and L, burden 1).
 	work float64
+	// oneL is true when the task is U nodes, one L node (Count 1), U
+	// nodes: then preL and postL are the lengths of the U nodes before
+	// and after the L, lenL the L's length and lockID its lock (see
+	// state.batch).
+	oneL              bool
+	preL, lenL, postL int64
+	lockID            int
+	// iL is the index of the L node among the task's children.
+	iL int
 }
 
 // secInfo is what the emulator precomputes about one section node.
@@ -37,12 +46,16 @@ type secInfo struct {
 	leadU, midU float64
 }
 
-// buildInfo checks sec's shape and precomputes its task runs.
-func buildInfo(sec *tree.Node) (*secInfo, error) {
+// buildInfo checks sec's shape and precomputes its task runs into info
+// (nil: a new one), reusing info's memory.
+func buildInfo(sec *tree.Node, info *secInfo) (*secInfo, error) {
 	if sec.Kind != tree.KindSec {
 		return nil, fmt.Errorf("expected a section, found a %s node", sec.Kind)
 	}
-	info := &secInfo{runs: make([]taskRun, 0, len(sec.Children))}
+	if info == nil {
+		info = &secInfo{}
+	}
+	*info = secInfo{runs: info.runs[:0]}
 	for _, c := range sec.Children {
 		if c == nil {
 			return nil, fmt.Errorf("section %q: nil child", sec.Name)
@@ -78,6 +91,7 @@ func buildInfo(sec *tree.Node) (*secInfo, error) {
 					r.work += float64(x.Len) * float64(x.Reps())
 				}
 			}
+			r.shapeOneL()
 			info.runs = append(info.runs, r)
 			info.n += r.count
 		default:
@@ -127,5 +141,41 @@ func (info *secInfo) advance(c *cursor, m int64) {
 	for c.run < len(info.runs) && c.off >= info.runs[c.run].count {
 		c.off -= info.runs[c.run].count
 		c.run++
+	}
+}
+
+// shapeOneL sets r.oneL and its lengths when r's task is U nodes, one L
+// node and U nodes, with sums small enough to stay exact.
+func (r *taskRun) shapeOneL() {
+	r.oneL = false
+	nL := 0
+	var pre, post, l int64
+	for i, x := range r.node.Children {
+		if x.Len < 0 || x.Len >= maxExact || x.Reps() >= 1<<20 {
+			return
+		}
+		switch x.Kind {
+		case tree.KindU:
+			if nL == 0 {
+				pre += x.Len * x.Reps()
+			} else {
+				post += x.Len * x.Reps()
+			}
+		case tree.KindL:
+			if nL > 0 || x.Reps() != 1 {
+				return
+			}
+			nL++
+			l = x.Len
+			r.lockID, r.iL = x.Lock, i
+		default:
+			return
+		}
+		if pre >= maxExact || post >= maxExact {
+			return
+		}
+	}
+	if nL == 1 && pre+post+l < maxExact {
+		r.oneL, r.preL, r.lenL, r.postL = true, pre, l, post
 	}
 }

@@ -1,0 +1,182 @@
+package ff
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// luSections returns every step-th top-level section of the LU profile
+// (none if testdata/lu.ppt is missing).
+func luSections(t testing.TB, step int) []*tree.Node {
+	t.Helper()
+	lu, err := tree.ReadFile(luPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Logf("%s is missing: no LU sections", luPath)
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secs []*tree.Node
+	for i, n := range lu.Root.Children {
+		if n.Kind == tree.KindSec && i%step == 0 {
+			secs = append(secs, n)
+		}
+	}
+	return secs
+}
+
+// TestShortcutsExact checks that the engine's shortcuts (walking tasks
+// without the heap, closed-form batches of identical tasks, lockstep
+// rounds, inert wake-up samples) give exactly, bit for bit, what the
+// node-by-node emulation gives.
+func TestShortcutsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	secs := map[string]*tree.Node{
+		"triangular": triangular(), "fig5": fig5(), "fig6": fig6(), "fig7": fig7(),
+		"locks":     lockTree(3000),
+		"quicksort": tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 20000))),
+		// Runs of identical U-L-U tasks on one lock, LU-like, with a
+		// different task now and then.
+		"lockruns": tree.Sec("lr",
+			tree.Run(300, tree.Task("a", tree.U(1370), tree.L(1, 0))),
+			tree.Task("b", tree.U(2850), tree.L(1, 10), tree.U(20)),
+			tree.Run(200, tree.Task("a", tree.U(1370), tree.L(1, 0))),
+			tree.U(1800),
+			tree.Run(150, tree.Task("c", tree.U(700), tree.L(1, 40), tree.U(300))),
+			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
+	}
+	trees, luStep := 12, 60
+	if testing.Short() {
+		trees, luStep = 4, 250
+	}
+	for i := 0; i < trees; i++ {
+		secs[fmt.Sprintf("random %d", i)] = randSec(rng, 0)
+	}
+	for i, sec := range luSections(t, luStep) {
+		secs[fmt.Sprintf("lu %d", i)] = sec
+	}
+	ovs := []machine.Overheads{
+		{},
+		machine.Default().Overheads,
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, SpawnNs: 2, LockNs: 1, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
+		{ForkNs: 250, JoinNs: 500, ChunkNs: 17, SpawnNs: 175, LockNs: 12, LockHandoffNs: 11000, WakeP50Ns: 2000, WakeP90Ns: 9000},
+	}
+	fast, slow := New(), New()
+	slow.stepwise = true
+	for name, sec := range secs {
+		for _, threads := range []int{1, 2, 3, 4, 8, 16} {
+			for _, s := range allSchedules {
+				for oi, ov := range ovs {
+					for _, b := range []float64{1, 1.25} {
+						opt := emulate.Options{Overheads: ov}
+						a, err := fast.section(sec, threads, sched(t, s), b, opt, nil, 0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := slow.section(sec, threads, sched(t, s), b, opt, nil, 0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						a.inert, want.inert = false, false
+						if a != want {
+							t.Fatalf("%s, %s at %d, overheads %d, burden %v:\nshortcuts %+v\nstepwise  %+v", name, s, threads, oi, b, a, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestWakeRounding bounds the effect of rounding wake-up latencies to
+// the 1/gridScale ns grid: on the LU profile and on the test trees, with
+// machine.Default's overheads, the predictions move by far less than
+// 0.5%.
+func TestWakeRounding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	secs := []*tree.Node{triangular(), fig5(), fig6(), fig7(), lockTree(2000),
+		tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 20000)))}
+	step := 10
+	if testing.Short() {
+		step = 50
+	}
+	secs = append(secs, luSections(t, step)...)
+	opt := emulate.Options{Overheads: machine.Default().Overheads}
+	rounded, exact := New(), New()
+	exact.exactWake = true
+	worst := 0.0
+	for i, sec := range secs {
+		for _, threads := range []int{2, 4, 8, 16} {
+			for _, s := range allSchedules {
+				a, err := rounded.Section(sec, threads, sched(t, s), 1, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := exact.Section(sec, threads, sched(t, s), 1, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := math.Abs(a.ParallelNs-b.ParallelNs) / b.ParallelNs
+				worst = max(worst, d)
+				if d > 0.005 {
+					t.Errorf("section %d, %s at %d: rounded %v, exact %v", i, s, threads, a.ParallelNs, b.ParallelNs)
+				}
+			}
+		}
+	}
+	t.Logf("largest relative difference %.3g", worst)
+}
+
+// TestCloneSweep checks that emulate.RunSweep, predicting with clones of
+// the emulator on several goroutines, returns what predicting row by
+// row returns, in the same order.
+func TestCloneSweep(t *testing.T) {
+	secs := luSections(t, 50)
+	if len(secs) == 0 {
+		secs = []*tree.Node{lockTree(500), fig5(), triangular()}
+	}
+	lu := tree.New(secs...)
+	scheds := luSchedules(t)
+	opt := emulate.Options{Overheads: machine.Default().Overheads}
+	e := New()
+	last := 0
+	sw, err := emulate.RunSweep(lu, []emulate.SectionEmulator{e}, luThreads, scheds, opt, func(done, total int) {
+		if done != last+1 || total != len(luThreads)*len(scheds) {
+			t.Errorf("progress %d/%d after %d", done, total, last)
+		}
+		last = done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, s := range scheds {
+		for _, th := range luThreads {
+			want, err := emulate.Predict(e, lu, th, s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sw.Results[i]
+			if got.Threads != th || got.Schedule != s || got.ParallelNs != want.ParallelNs || got.Speedup != want.Speedup {
+				t.Errorf("row %d: %s %d threads %v, want %s %d threads %v", i, got.Schedule, got.Threads, got.ParallelNs, s, th, want.ParallelNs)
+			}
+			i++
+		}
+	}
+	if i != len(sw.Results) {
+		t.Errorf("%d results, want %d", len(sw.Results), i)
+	}
+	var rec []emulate.Span
+	if (&Emulator{Timeline: &rec}).Clone() != nil {
+		t.Error("an emulator recording a timeline was cloned")
+	}
+}

@@ -1,0 +1,435 @@
+package ff
+
+import (
+	"math"
+	"slices"
+
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// Lockstep: the workers of a team running runs of identical U-L-U tasks
+// on one lock interleave task by task, so the event loop would go through
+// the heap once per task. When every pending event is such a worker's
+// lock request (or comes later than the window at hand), the requests
+// of one round, r_1 < r_2 < ... < r_k, are at least the lock's hold time
+// h apart (cyclically: r_1 + P - r_k >= h too, P being the period of one
+// task), and the lock is free at r_1, then no request ever waits: round j
+// is round 0 shifted by j·P, and every worker just runs its tasks back to
+// back. lockstep then advances all of them by n rounds in one step,
+// exactly as the event loop would (times on the 1/gridScale grid, so the
+// closed form r_i + j·P gives the same float64 values as the step-by-step
+// sums), with fresh sequence numbers in the order the last round would
+// have given them.
+//
+// With dynamic:1 each task is one chunk: a worker takes the next chunk
+// (charging ChunkNs) after each task, at a time that does not depend on
+// the order of the others' fetches, and since the tasks handed out all
+// come from one run of identical tasks, which worker gets which one does
+// not matter; the team's counter moves on by k·n.
+
+// stepper is one worker taking part in a lockstep.
+type stepper struct {
+	t   float64
+	seq uint64
+	g   *gor
+	ev  int // index of its event in the heap
+}
+
+// stepShape reports whether g, whose event is at t, is a worker waiting
+// at the L of a task of a oneL run, and returns its task and worker
+// frames.
+func stepShape(g *gor, t float64) (top, wf *frame, ok bool) {
+	n := len(g.frames)
+	if n < 2 || g.resume != resNone || g.clock != t {
+		return nil, nil, false
+	}
+	top, wf = &g.frames[n-1], &g.frames[n-2]
+	r := top.run
+	if top.kind != fTask || r == nil || !r.oneL || top.i != r.iL || top.rep != 0 || top.walked ||
+		wf.kind != fWorker || wf.info.dense {
+		return nil, nil, false
+	}
+	return top, wf, true
+}
+
+// sameShape reports whether runs a and b take the same time and lock.
+func sameShape(a, b *taskRun) bool {
+	return a.oneL && b.oneL && a.preL == b.preL && a.lenL == b.lenL && a.postL == b.postL && a.lockID == b.lockID
+}
+
+// ahead returns the run of the next task worker frame wf will run after
+// its current one and how many of its next tasks, in its own order, are
+// tasks of that run (0 if it knows of none without taking a dynamic or
+// guided chunk).
+func (s *state) ahead(wf *frame) (*taskRun, int64) {
+	info := wf.info
+	if wf.left > 0 {
+		r := &info.runs[wf.cur.run]
+		n := min(wf.left, r.count-wf.cur.off)
+		if n < wf.left || s.sched.Policy != par.StaticChunk {
+			return r, n
+		}
+		return r, n + s.chunksIn(wf, r)
+	}
+	if s.sched.Policy != par.StaticChunk || wf.nextLo < 0 || wf.nextLo >= info.n {
+		return nil, 0
+	}
+	r := &info.runs[info.seek(wf.nextLo).run]
+	return r, s.chunksIn(wf, r)
+}
+
+// chunksIn counts the tasks of the static:C chunks of wf from wf.nextLo on
+// that lie wholly in run r, up to the first that does not.
+func (s *state) chunksIn(wf *frame, r *taskRun) int64 {
+	c := int64(chunk(s.sched))
+	stride := int64(wf.team.k) * c
+	lo, end := wf.nextLo, r.start+r.count
+	if lo < r.start || lo+c > end {
+		return 0
+	}
+	return ((end-lo-c)/stride + 1) * c
+}
+
+// consume moves worker frame wf on by n tasks (n <= what ahead counted):
+// the n-th is the one it is now in.
+func (s *state) consume(wf *frame, n int64) {
+	if n <= wf.left {
+		wf.left -= n
+		wf.info.advance(&wf.cur, n)
+		return
+	}
+	// static:C: on into the next chunks.
+	c := int64(chunk(s.sched))
+	stride := int64(wf.team.k) * c
+	m := n - wf.left
+	q, p := (m-1)/c, (m-1)%c
+	lo := wf.nextLo + q*stride
+	wf.left = min(c, wf.info.n-lo) - (p + 1)
+	if wf.left > 0 {
+		wf.cur = wf.info.seek(lo + p + 1)
+	}
+	wf.nextLo = lo + stride
+}
+
+// lockstep advances the workers in lockstep by as many rounds as it can
+// (see above) and reports whether it did.
+func (s *state) lockstep() bool {
+	if s.spans != nil || s.stepwise || s.burden != 1 || s.h[0].kind != evG || !isInt(s.h[0].t) {
+		return false
+	}
+	g0 := s.gs[s.h[0].id]
+	top0, wf0, ok := stepShape(g0, s.h[0].t)
+	if !ok {
+		return false
+	}
+	shape, tm := top0.run, wf0.team
+	dyn := false
+	switch s.sched.Policy {
+	case par.Dynamic:
+		if chunk(s.sched) != 1 {
+			return false
+		}
+		dyn = true
+	case par.Static, par.StaticChunk, par.Guided:
+	default:
+		return false
+	}
+	lockNs, chunkNs := 0.0, 0.0
+	if s.ov.LockNs > 0 {
+		lockNs = s.ov.LockNs
+	}
+	if dyn && s.ov.ChunkNs > 0 {
+		chunkNs = s.ov.ChunkNs
+	}
+	hold := lockNs + float64(shape.lenL)
+	period := hold + float64(shape.postL) + float64(shape.preL) + chunkNs
+	if !isInt(lockNs) || !isInt(chunkNs) || !isInt(period) || !(period > 0) {
+		return false
+	}
+	// The members, the foreign events' earliest time, and how many
+	// rounds every member has tasks for.
+	members := s.steppers[:0]
+	foreign := math.Inf(1)
+	nmax := int64(math.MaxInt64)
+	busy := false // with dynamic, a member still has tasks in its chunk
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind == evG {
+			g := s.gs[ev.id]
+			if top, wf, ok := stepShape(g, ev.t); ok && wf.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
+				if !dyn {
+					r, n := s.ahead(wf)
+					if r == nil || !sameShape(r, shape) {
+						n = 0
+					}
+					nmax = min(nmax, n)
+				} else if wf.left != 0 {
+					busy = true
+				}
+				members = append(members, stepper{t: ev.t, seq: ev.seq, g: g, ev: i})
+				continue
+			}
+		}
+		foreign = min(foreign, ev.t)
+	}
+	s.steppers = members
+	k := int64(len(members))
+	if k < 2 || nmax < 2 {
+		return false
+	}
+	if dyn {
+		if busy || tm.next >= tm.info.n {
+			return false
+		}
+		r := &tm.info.runs[tm.cur.run]
+		if !sameShape(r, shape) {
+			return false
+		}
+		nmax = (r.count - tm.cur.off) / k
+	}
+	slices.SortFunc(members, func(a, b stepper) int {
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		if a.seq < b.seq {
+			return -1
+		}
+		return 1
+	})
+	first, last := members[0].t, members[k-1].t
+	if !(first+period > last && first+period-last >= hold) {
+		return false
+	}
+	for i := 1; i < len(members); i++ {
+		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
+			return false
+		}
+	}
+	lk := s.lock(shape.lockID)
+	if lk.waiters.len() > 0 || lk.releaseAt > first {
+		return false
+	}
+	// The last event of round n-1 must come before every foreign one:
+	// the last request, or with dynamic the last chunk fetch after it.
+	tail := 0.0
+	if dyn {
+		tail = hold + float64(shape.postL)
+	}
+	n := nmax
+	if last+float64(n)*period >= maxExact {
+		return false
+	}
+	if !math.IsInf(foreign, 1) {
+		n = min(nmax, int64(math.Ceil((foreign-last-tail)/period)))
+		for n > 0 && last+float64(n-1)*period+tail >= foreign {
+			n--
+		}
+		for n < nmax && last+float64(n)*period+tail < foreign {
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	// Apply: every member ends at its request n rounds on, in a task of
+	// the run its worker has reached.
+	for _, m := range members {
+		g := m.g
+		top, wf := &g.frames[len(g.frames)-1], &g.frames[len(g.frames)-2]
+		g.clock = m.t + float64(n)*period
+		var r *taskRun
+		if dyn {
+			r = &tm.info.runs[tm.cur.run]
+		} else {
+			r, _ = s.ahead(wf)
+			s.consume(wf, n)
+		}
+		top.node, top.run, top.i, top.rep = r.node, r, r.iL, 0
+	}
+	if dyn {
+		tm.next += n * k
+		tm.info.advance(&tm.cur, n*k)
+		s.nChunk += int(n * k)
+	}
+	s.nLock += int(n * k)
+	lastReq := last + float64(n-1)*period
+	lk.releaseAt = lastReq + hold
+	s.now = max(s.now, lastReq+tail)
+	// New events, sequence numbers in round order; then the heap.
+	for _, m := range members {
+		s.seq++
+		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
+	}
+	for i := len(s.h)/2 - 1; i >= 0; i-- {
+		s.h.down(i)
+	}
+	return true
+}
+
+// spawnShape reports whether g, whose event is at t, is a spawned
+// goroutine of a task of a oneL run, waiting at its L or about to start
+// it, and returns the time of its lock request.
+func spawnShape(g *gor, t float64) (*frame, float64, bool) {
+	if len(g.frames) != 1 || g.resume != resNone || g.clock != t {
+		return nil, 0, false
+	}
+	top := &g.frames[0]
+	r := top.run
+	if top.kind != fTask || r == nil || !r.oneL || top.rep != 0 || top.walked {
+		return nil, 0, false
+	}
+	switch top.i {
+	case r.iL:
+		return top, t, true
+	case 0:
+		return top, t + float64(r.preL), true
+	}
+	return nil, 0, false
+}
+
+// lockstepSpawn is lockstep for spawn: the cores run spawned goroutines
+// of a run of identical tasks, each core taking the next from the ready
+// queue when its goroutine ends. With the conditions of lockstep (lock
+// requests a hold apart in every round, nothing else pending before the
+// window's end) and the ready queue starting with k·n fresh goroutines
+// of tasks of the same shape, every core runs n more of them back to
+// back; which core gets which does not matter, since they are alike.
+// The cores keep their goroutines (the queued ones that end are freed in
+// their place). It works for one core as well.
+func (s *state) lockstepSpawn() bool {
+	if s.spans != nil || s.stepwise || s.burden != 1 || s.h[0].kind != evG || !isInt(s.h[0].t) {
+		return false
+	}
+	g0 := s.gs[s.h[0].id]
+	top0, _, ok := spawnShape(g0, s.h[0].t)
+	if !ok || g0.team == nil {
+		return false
+	}
+	shape, tm := top0.run, g0.team
+	lockNs := 0.0
+	if s.ov.LockNs > 0 {
+		lockNs = s.ov.LockNs
+	}
+	hold := lockNs + float64(shape.lenL)
+	tail := hold + float64(shape.postL)
+	period := tail + float64(shape.preL)
+	if !isInt(lockNs) || !isInt(period) || !(period > 0) {
+		return false
+	}
+	members := s.steppers[:0]
+	foreign := math.Inf(1)
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind == evG {
+			g := s.gs[ev.id]
+			if top, req, ok := spawnShape(g, ev.t); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
+				members = append(members, stepper{t: req, seq: ev.seq, g: g, ev: i})
+				continue
+			}
+		}
+		foreign = min(foreign, ev.t)
+	}
+	s.steppers = members
+	k := int64(len(members))
+	if k == 0 || s.ready.len() < len(members) {
+		return false
+	}
+	slices.SortFunc(members, func(a, b stepper) int {
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		if a.seq < b.seq {
+			return -1
+		}
+		return 1
+	})
+	first, last := members[0].t, members[k-1].t
+	if !(first+period > last && first+period-last >= hold) {
+		return false
+	}
+	for i := 1; i < len(members); i++ {
+		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
+			return false
+		}
+	}
+	lk := s.lock(shape.lockID)
+	if lk.waiters.len() > 0 || lk.releaseAt > first {
+		return false
+	}
+	// Rounds before the first foreign event, then as many as the ready
+	// queue has goroutines for.
+	nmax := int64(s.ready.len()) / k
+	n := nmax
+	if !math.IsInf(foreign, 1) {
+		n = min(nmax, int64(math.Ceil((foreign-last-tail)/period)))
+		for n > 0 && last+float64(n-1)*period+tail >= foreign {
+			n--
+		}
+		for n < nmax && last+float64(n)*period+tail < foreign {
+			n++
+		}
+	}
+	var queued int64
+	for i := 0; i < s.ready.n && queued < n*k; i++ {
+		ng := s.ready.at(i)
+		if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone {
+			break
+		}
+		f := &ng.frames[0]
+		if f.kind != fTask || f.i != 0 || f.rep != 0 || f.run == nil || !sameShape(f.run, shape) {
+			break
+		}
+		queued += max(ng.batch, 1)
+	}
+	n = min(n, queued/k)
+	if n < 1 || k == 1 && n < 2 || int64(tm.pending)-k*n < 1 || last+float64(n)*period >= maxExact {
+		return false
+	}
+	// Busy time: each core ran its goroutines from their start to the
+	// last end, where its last goroutine started.
+	last1 := top0.run
+	for _, m := range members {
+		g := m.g
+		started := m.t + float64(n-1)*period + tail
+		s.busy += started - s.coreSince[g.core]
+		s.coreSince[g.core] = started
+		g.clock = m.t + float64(n)*period
+	}
+	for left := n * k; left > 0; {
+		ng := s.ready.at(0)
+		last1 = ng.frames[0].run
+		if b := max(ng.batch, 1); b > left {
+			ng.batch -= left
+			s.ready.total -= int(left)
+			break
+		} else {
+			s.ready.dropFront(int(b))
+			s.freeG(ng)
+			left -= b
+		}
+	}
+	for _, m := range members {
+		top := &m.g.frames[0]
+		top.node, top.run, top.i = last1.node, last1, last1.iL
+	}
+	tm.pending -= int(n * k)
+	s.nLock += int(n * k)
+	lastReq := last + float64(n-1)*period
+	lk.releaseAt = lastReq + hold
+	s.end = max(s.end, lastReq+tail)
+	s.now = max(s.now, lastReq+tail)
+	for _, m := range members {
+		s.seq++
+		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
+	}
+	for i := len(s.h)/2 - 1; i >= 0; i-- {
+		s.h.down(i)
+	}
+	return true
+}
