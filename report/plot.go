@@ -354,36 +354,32 @@ type FactoredPoint struct {
 // busy and idle times (BusyNs zero in every section) are skipped; ok is
 // false when none is left.
 func Factored(results []emulate.Result) (pts []FactoredPoint, usedSerial bool, ok bool) {
-	var t1 float64
-	for _, r := range results {
+	var t1 *emulate.Result
+	for i, r := range results {
 		if r.Threads == 1 && r.ParallelNs > 0 {
-			t1 = r.ParallelNs
+			t1 = &results[i]
 		}
 	}
 	for _, r := range results {
-		var busy, idle, secs float64
+		var busy float64
 		for _, s := range r.Sections {
 			busy += s.BusyNs
-			idle += s.IdleNs
-			secs += s.ParallelNs
 		}
 		if busy <= 0 || r.ParallelNs <= 0 {
 			continue
 		}
-		P := float64(r.Threads)
-		idle += (P - 1) * max(r.ParallelNs-secs, 0)
-		ts := r.SerialNs
-		base := t1
-		if base <= 0 {
-			base, usedSerial = ts, true
+		base := emulate.Result{Threads: 1, SerialNs: r.SerialNs, ParallelNs: r.SerialNs}
+		if t1 != nil {
+			base = *t1
+		} else {
+			usedSerial = true
 		}
-		pts = append(pts, FactoredPoint{
-			Threads:   r.Threads,
-			Maximal:   P * ts / base,
-			IdleSpec:  P * ts / (base + idle),
-			Inflation: P * ts / math.Max(P*r.ParallelNs-idle, 1),
-			Actual:    ts / r.ParallelNs,
-		})
+		f, err := emulate.Factor(r, base)
+		if err != nil {
+			continue
+		}
+		pts = append(pts, FactoredPoint{Threads: f.P, Maximal: f.Maximal, IdleSpec: f.IdleSpecific,
+			Inflation: f.InflationSpecific, Actual: f.Actual})
 	}
 	slices.SortFunc(pts, func(a, b FactoredPoint) int { return a.Threads - b.Threads })
 	return pts, usedSerial, len(pts) > 0

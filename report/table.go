@@ -67,23 +67,18 @@ func (p *Predictions) Rows() []Row {
 			Speedup: r.Speedup, MemoryModel: r.MemoryModel, ParallelNs: r.ParallelNs,
 			Sections: r.Sections,
 		}
-		var busy, idle, secs float64
+		var busy float64
 		for _, s := range r.Sections {
 			busy += s.BusyNs
-			idle += s.IdleNs
-			secs += s.ParallelNs
 		}
 		if busy > 0 {
-			// Top-level serial code leaves the other P−1 workers idle,
-			// as in Factored.
-			idle += float64(r.Threads-1) * max(r.ParallelNs-secs, 0)
-			row.IdleNs = &idle
-			t1, ok := one[key{r.Emulator, row.Schedule, r.MemoryModel}]
-			if !ok {
-				t1 = p.SerialNs
+			base := emulate.Result{Threads: 1, SerialNs: p.SerialNs, ParallelNs: p.SerialNs}
+			if t1, ok := one[key{r.Emulator, row.Schedule, r.MemoryModel}]; ok {
+				base.ParallelNs = t1
 			}
-			infl := float64(r.Threads)*r.ParallelNs - idle - t1
-			row.InflationNs = &infl
+			if f, err := emulate.Factor(r, base); err == nil {
+				row.IdleNs, row.InflationNs = &f.IP, &f.FP
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -153,7 +153,7 @@ a bare section or task name works when it is unambiguous.`,
 		if err != nil {
 			return err
 		}
-		opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+		opt := pl.options()
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
 			return err

@@ -96,7 +96,7 @@ func loadMachine(path string) (machine.Profile, string, error) {
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
-	opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+	opt := pl.options()
 	burden, status := memmodel.ForTree(t, pl.machine, pl.mode)
 	if pl.mode == memmodel.On && !status.Applied {
 		return nil, fmt.Errorf("--memory on: %s", status)
@@ -209,7 +209,7 @@ Examples:
 func writeTimeline(path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
-	opt := emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+	opt := pl.options()
 	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Applied {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
@@ -241,4 +241,15 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// options returns the emulation options of the plan's machine profile.
+// Without a calibrated profile the synthesizer's walk costs are left zero,
+// so that it measures them on this machine itself.
+func (pl *plan) options() emulate.Options {
+	opt := emulate.Options{Overheads: pl.machine.Overheads}
+	if pl.machineAt != "" {
+		opt.Walk = pl.machine.Walk
+	}
+	return opt
 }

@@ -160,10 +160,11 @@ func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burd
 
 // measurement is the outcome of the repeated replays of one section.
 type measurement struct {
-	parallel float64 // the statistic of the net times, ns
-	busy     float64 // median busy time over all goroutines, ns
-	spread   float64 // IQR / median of the net times
-	samples  []float64
+	parallel  float64 // the statistic of the net times, ns, at least work/threads
+	unclamped float64 // the statistic before that bound
+	busy      float64 // median busy time over all goroutines, ns
+	spread    float64 // IQR / median of the net times
+	samples   []float64
 }
 
 // measure replays plan once untimed and e.opt.Repeats times timed.
@@ -177,10 +178,6 @@ func (e *Emulator) measure(plan *secPlan, threads int, sched par.Schedule, walk 
 	var warm acct
 	r.sec(plan, &warm)
 
-	// The net time can never be below the work divided among the
-	// threads; the walking cost of a tiny section could otherwise be
-	// over-subtracted into a negative time.
-	floor := float64(plan.work) / float64(threads)
 	nets := make([]float64, 0, e.opt.Repeats)
 	busys := make([]float64, 0, e.opt.Repeats)
 	var spent int64
@@ -189,14 +186,20 @@ func (e *Emulator) measure(plan *secPlan, threads int, sched par.Schedule, walk 
 		start := clock.Now()
 		r.sec(plan, &a)
 		wall := clock.Now() - start
-		nets = append(nets, max(float64(wall)-a.walk, floor))
+		nets = append(nets, float64(wall)-a.walk)
 		busys = append(busys, float64(a.busy))
 		spent += wall
 		if e.opt.Budget > 0 && spent >= e.opt.Budget.Nanoseconds() {
 			break
 		}
 	}
-	return summarize(nets, busys, e.opt.Statistic)
+	m := summarize(nets, busys, e.opt.Statistic)
+	// The parallel time can never be below the work divided among the
+	// threads; the walking cost of a tiny section could otherwise be
+	// over-subtracted into a too short or negative time.
+	m.unclamped = m.parallel
+	m.parallel = max(m.parallel, float64(plan.work)/float64(threads))
+	return m
 }
 
 // summarize reduces repeated net times and busy times.

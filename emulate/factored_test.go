@@ -1,19 +1,17 @@
-package syn
+package emulate
 
 import (
 	"math"
 	"testing"
-
-	"github.com/parallel-prophet/prophet/emulate"
 )
 
 func TestFactor(t *testing.T) {
 	// 10 ns of serial code and a section of 80 ns of work that takes
 	// 50 ns at 2 threads (busy 90 with 10 of inflation, idle 10) and
 	// 92 ns at one thread.
-	t1 := emulate.Result{Threads: 1, SerialNs: 90, ParallelNs: 102}
-	res := emulate.Result{Threads: 2, SerialNs: 90, ParallelNs: 60,
-		Sections: []emulate.Section{{ParallelNs: 50, BusyNs: 90, IdleNs: 10}}}
+	t1 := Result{Threads: 1, SerialNs: 90, ParallelNs: 102}
+	res := Result{Threads: 2, SerialNs: 90, ParallelNs: 60,
+		Sections: []Section{{ParallelNs: 50, BusyNs: 90, IdleNs: 10}}}
 	f, err := Factor(res, t1)
 	if err != nil {
 		t.Fatal(err)
@@ -28,9 +26,9 @@ func TestFactor(t *testing.T) {
 	if got := (f.T1 + f.IP + f.FP) / float64(f.P); math.Abs(got-f.TP) > 1e-9 {
 		t.Errorf("(T1+IP+FP)/P = %v, want TP %v", got, f.TP)
 	}
-	for _, bad := range []struct{ res, t1 emulate.Result }{
-		{res, emulate.Result{Threads: 2, ParallelNs: 1}},
-		{emulate.Result{Threads: 2}, t1},
+	for _, bad := range []struct{ res, t1 Result }{
+		{res, Result{Threads: 2, ParallelNs: 1}},
+		{Result{Threads: 2}, t1},
 	} {
 		if _, err := Factor(bad.res, bad.t1); err == nil {
 			t.Errorf("Factor(%+v, %+v) gave no error", bad.res, bad.t1)

@@ -1,9 +1,7 @@
-package syn
+package emulate
 
 import (
 	"fmt"
-
-	"github.com/parallel-prophet/prophet/emulate"
 )
 
 // Factored is the factored-speedup decomposition of one prediction (the
@@ -36,7 +34,7 @@ type Factored struct {
 // Factor decomposes res, a prediction at P threads whose sections carry
 // BusyNs and IdleNs (as syn's do), given t1, the prediction of the same
 // tree and schedule at one thread (whose ParallelNs is T_1).
-func Factor(res, t1 emulate.Result) (Factored, error) {
+func Factor(res, t1 Result) (Factored, error) {
 	if t1.Threads != 1 {
 		return Factored{}, fmt.Errorf("factored speedups: the baseline is at %d threads, want 1", t1.Threads)
 	}
