@@ -9,10 +9,12 @@ package machine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/parallel-prophet/prophet/internal/atomicfile"
 )
 
 // FormatVersion is the version of the machine profile JSON layout.
@@ -154,22 +156,10 @@ func (p Profile) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encoding machine profile: %w", err)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".prophet-machine-*.json")
-	if err != nil {
-		return fmt.Errorf("writing machine profile: %w", err)
-	}
-	_, werr := f.Write(append(data, '\n'))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing machine profile %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing machine profile %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 }
 
 // DefaultPath is where prophet looks for a machine profile when none is

@@ -175,7 +175,7 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nSpeedups over the serial time %s.\n", tableNs(p.SerialNs))
+	fmt.Fprintf(w, "\nSpeedups over the serial time %s.\n", durNs(p.SerialNs))
 	if p.Memory != "" {
 		fmt.Fprintln(w, tableSentence(p.Memory)+".")
 	}
@@ -191,18 +191,4 @@ func tableSentence(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// tableNs writes nanoseconds in the largest unit that keeps the value
-// at or above 1.
-func tableNs(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3g s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3g ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.3g ns", ns)
 }

@@ -10,7 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/parallel-prophet/prophet/internal/atomicfile"
 )
 
 // The profile file (.ppt) is a 24-byte header followed by a payload:
@@ -90,32 +91,13 @@ func Write(w io.Writer, t *Tree) error {
 // WriteFile writes t to path atomically: to a temporary file in the same
 // directory, renamed over path once complete, so a failure never leaves a
 // half-written profile behind.
-func WriteFile(path string, t *Tree) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
+func WriteFile(path string, t *Tree) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if err := Write(w, t); err != nil {
+			return errors.Unwrap(err) // drop Write's own prefix
 		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err := Write(bw, t); err != nil {
-		return errors.Unwrap(err) // drop Write's own prefix
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+		return nil
+	})
 }
 
 // Read reads one profile from r, checks it (magic, version, length,

@@ -37,8 +37,8 @@ critical path, the region that limits scaling first.`,
 		if err != nil {
 			return err
 		}
-		if *format != "table" && *format != "json" {
-			return usagef("--format: want table or json, not %q", *format)
+		if err := checkFormat(*format, "table", "json"); err != nil {
+			return err
 		}
 		th, err := parseThreads(*threads)
 		if err != nil {

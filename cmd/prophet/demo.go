@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
@@ -150,11 +151,7 @@ func measureReal(k kernels.Kernel, th int, serial time.Duration) float64 {
 }
 
 func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	s := slices.Clone(d)
+	slices.Sort(s)
 	return s[len(s)/2]
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -173,4 +174,12 @@ func oneFile(fs *pflag.FlagSet, what string) (string, error) {
 	default:
 		return "", usagef("%s: one %s only, got %d arguments", fs.Name(), what, fs.NArg())
 	}
+}
+
+// checkFormat returns a usage error unless format is one of allowed.
+func checkFormat(format string, allowed ...string) error {
+	if slices.Contains(allowed, format) {
+		return nil
+	}
+	return usagef("--format: want %s, not %q", strings.Join(allowed, ", "), format)
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/ff"
 	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/internal/atomicfile"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -162,10 +161,8 @@ Examples:
 		if err != nil {
 			return err
 		}
-		switch *format {
-		case "table", "json", "csv":
-		default:
-			return usagef("--format: want table, json or csv, not %q", *format)
+		if err := checkFormat(*format, "table", "json", "csv"); err != nil {
+			return err
 		}
 		pl, err := pf.plan()
 		if err != nil {
@@ -226,21 +223,7 @@ func writeTimeline(path string, t *tree.Tree, pl *plan) error {
 // writeFileAtomic writes path through a temporary file renamed into place,
 // so a failure never leaves a half-written file.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".prophet-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	werr := write(f)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, write)
 }
 
 // options returns the emulation options of the plan's machine profile.

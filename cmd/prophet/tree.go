@@ -36,8 +36,8 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 		if err != nil {
 			return err
 		}
-		if *format != "text" && *format != "json" {
-			return usagef("--format: want text or json, not %q", *format)
+		if err := checkFormat(*format, "text", "json"); err != nil {
+			return err
 		}
 		th, err := parseThreads(*threads)
 		if err != nil {

@@ -57,8 +57,8 @@ not measure the machine being predicted.`,
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
 		}
-		if *format != "table" && *format != "json" {
-			return usagef("--format: want table or json, not %q", *format)
+		if err := checkFormat(*format, "table", "json"); err != nil {
+			return err
 		}
 		th, err := parseThreads(*threads)
 		if err != nil {
