@@ -50,13 +50,18 @@ func demo(e *env, name string, scale float64, dir string) error {
 	out := e.stdout
 	fmt.Fprintf(out, "== 1. Profile the annotated serial program\n%s\n\n", k.Describe())
 
-	k.Reset()
-	start := time.Now()
-	k.Serial()
-	plain := time.Since(start)
+	// The serial baseline: the median of three runs (annotations off).
+	var runs []time.Duration
+	for range 3 {
+		k.Reset()
+		start := time.Now()
+		k.Serial()
+		runs = append(runs, time.Since(start))
+	}
+	plain := median(runs)
 
 	k.Reset()
-	start = time.Now()
+	start := time.Now()
 	t, err := annotate.Record(k.Serial)
 	profiled := time.Since(start)
 	if err != nil {
