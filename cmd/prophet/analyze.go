@@ -132,7 +132,7 @@ a bare section or task name works when it is unambiguous.`,
 		}
 		if *target > 0 {
 			plan, err := analyze.TargetParallelism(t, *target, *factor)
-			if plan.Changes != nil || errors.Is(err, analyze.ErrUnreachable) {
+			if err == nil || errors.Is(err, analyze.ErrUnreachable) {
 				if werr := report.WritePlan(e.stdout, plan); werr != nil {
 					return werr
 				}

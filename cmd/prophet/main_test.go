@@ -205,6 +205,14 @@ func TestTreeAnalyzeWhatifReport(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "before") {
 		t.Errorf("whatif: status %d, stderr %q, out:\n%s", code, stderr, out)
 	}
+	// Parallelism 37.8/9.1 ≈ 4.15: a target of 2 is already reached, 10
+	// needs the rows split.
+	for _, target := range []string{"2", "10"} {
+		code, out, stderr = prophet("whatif", prof, "--target-parallelism", target)
+		if code != 0 || !strings.Contains(out, "target reached") {
+			t.Errorf("whatif --target-parallelism %s: status %d, stderr %q, out:\n%s", target, code, stderr, out)
+		}
+	}
 	html := filepath.Join(t.TempDir(), "r.html")
 	code, _, stderr = prophet("report", prof, "-o", html, "--threads", "1,2,4")
 	if data, err := os.ReadFile(html); code != 0 || err != nil || !bytes.Contains(data, []byte("<svg")) {
