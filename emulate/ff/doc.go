@@ -35,9 +35,15 @@
 //     rarely yields its core to a goroutine of equal standing anyway).
 //   - Locks: an L node requests its lock when its goroutine reaches it and
 //     gets it at once if the lock is free; otherwise the goroutine parks
-//     and waiters are served first come, first served (by request time).
-//     Waiting is exact: the lock passes to the next waiter when the
-//     holder's L ends.
+//     (its core is free for others) and queues. With zero overheads the
+//     lock is an ideal FIFO lock: it passes to the next waiter, by request
+//     time, exactly when the holder's L ends. With overheads, it follows
+//     sync.Mutex (see Overheads below): a waiter that waited up to
+//     LockSpinNs spun and gets the lock at once; one that parked is only
+//     woken by the Unlock, so the lock is free for anybody (barging)
+//     until the waiter's thread wakes, and the waiter tries again then;
+//     after StarvationNs of waiting in all, the mutex starves and hands
+//     the lock over directly.
 //   - Top-level nowait: worker 0 goes on without waiting, and the
 //     section's time is when its last goroutine ends (there is no state
 //     across top-level sections). A nested nowait section likewise lets
@@ -64,9 +70,26 @@
 //   - ChunkNs on the fetching worker after every dynamic or guided chunk
 //     it gets (teams of two or more);
 //   - SpawnNs on the spawner before each spawned goroutine is runnable;
-//   - LockNs per L node, inside the critical section; LockHandoffNs
-//     more when the lock was handed over to a waiter that had parked
-//     (waited longer than LockSpinNs: sync.Mutex spins before it parks);
+//   - LockNs per L node, inside the critical section;
+//   - lock wake-ups (measured on this VM: a waiter that parked for more
+//     than a few microseconds runs 0.1 to 0.4 ms after the Unlock that
+//     wakes it, so that under contention the unlocker mostly takes the
+//     lock again first): the Unlock of a lock with waiters wakes the
+//     first one, which, if it waited longer than LockSpinNs, is made
+//     ready at the front of the ready queue (Go's runnext) with a core
+//     woken for it that becomes available a hand-off latency later
+//     (unless a busy core frees up first); the lock stays free
+//     meanwhile. When the waiter runs, it takes the lock if it is free,
+//     else it queues again at the front (Go queues a waiter that waited
+//     before LIFO) and parks. The hand-off latency has median
+//     LockHandoffNs and takes the run's wake-up quantile (it is
+//     LockHandoffNs·W/WakeP50Ns, see below); for waits between
+//     LockSpinNs and twice that it ramps up linearly from zero, keeping
+//     predictions continuous. Once a waiter has waited StarvationNs in
+//     all, the mutex starves: the next Unlock hands it the lock
+//     directly, at no cost (Go runs it at once on the unlocker's core),
+//     until a waiter that waited less, or the last one, gets it. With
+//     LockHandoffNs = 0 the lock is the ideal FIFO lock;
 //   - wake-up latency: a new goroutine (a team worker or a spawned task)
 //     that finds an idle core makes that core available only after a
 //     wake-up latency W, unless a busy core frees up earlier and takes it

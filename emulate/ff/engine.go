@@ -103,6 +103,9 @@ const (
 	resNone resumeKind = iota
 	resJoin
 	resLock
+	// resRetry: g was woken by an Unlock in normal mode (see release)
+	// and tries the lock again when it runs.
+	resRetry
 )
 
 // gor is one logical goroutine.
@@ -118,7 +121,10 @@ type gor struct {
 	lockL  float64 // length of the L to run after the lock is handed over
 	lockN  string
 	reqAt  float64 // when g asked for the lock it waits for
-	parked bool    // g waited for the lock longer than LockSpinNs
+	// waitStart is when g first asked for the lock it waits for (a
+	// retry keeps it): sync.Mutex starves after StarvationNs.
+	waitStart float64
+	parked    bool // g waited for the lock longer than LockSpinNs
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
 	batch int64
@@ -137,12 +143,21 @@ type team struct {
 	name    string
 }
 
-// LockSpinNs is how long a goroutine waiting for a lock spins before it
-// parks: sync.Mutex spins a few rounds (about a microsecond) when the
-// lock is held by a running goroutine. A waiter handed the lock within
-// LockSpinNs of asking is charged LockNs only; one that waited longer
-// had parked and is charged LockHandoffNs too.
-const LockSpinNs = 1000
+// LockSpinNs is how long a goroutine waiting for a lock stays awake:
+// sync.Mutex spins a few rounds before it parks, and the parked thread's
+// core looks for work a little longer before it sleeps. Measured on the
+// project's VM, a waiter whose lock came free within about 2 to 3 µs of
+// asking ran about 0.5 µs later; one that waited longer, about 0.1 ms
+// later. A waiter whose lock comes free within LockSpinNs gets it at once
+// (charged LockNs only); for longer waits see state.release and
+// lockWake.
+const LockSpinNs = 2000
+
+// StarvationNs is sync.Mutex's starvation threshold: a waiter that has
+// waited longer than this (counting every retry) switches the mutex to
+// starvation mode, in which Unlock hands the lock directly to the first
+// waiter and nobody barges.
+const StarvationNs = 1e6
 
 // lockState is one lock id. A lock is free at time x when it has no
 // waiters and releaseAt <= x; releaseAt is +Inf while a waiter has been
@@ -153,6 +168,17 @@ type lockState struct {
 	releaseAt float64
 	waiters   deque
 	evPending bool
+	// starving is sync.Mutex's starvation mode (see release).
+	starving bool
+	// evAt is the time of the pending release event (evPending); an
+	// event at another time is stale and ignored.
+	evAt float64
+}
+
+// pushRelease queues lk's release event at t.
+func (s *state) pushRelease(lk *lockState, t float64) {
+	lk.evPending, lk.evAt = true, t
+	s.push(event{t: t, kind: evRelease, id: lk.idx})
 }
 
 // deque is a ring buffer of goroutines (a lock's waiters).
@@ -177,6 +203,15 @@ func (d *deque) pushBack(g *gor) {
 		d.grow()
 	}
 	d.buf[(d.head+d.n)%len(d.buf)] = g
+	d.n++
+}
+
+func (d *deque) pushFront(g *gor) {
+	if d.n == len(d.buf) {
+		d.grow()
+	}
+	d.head = (d.head - 1 + len(d.buf)) % len(d.buf)
+	d.buf[d.head] = g
 	d.n++
 }
 
@@ -600,13 +635,154 @@ func (s *state) wakeCore(core int) {
 	s.idle = append(s.idle, core)
 }
 
-// release hands lk to its first waiter.
+// release is an Unlock of lk, which has waiters, at the current time
+// (lk.releaseAt). It follows sync.Mutex:
+//
+//   - A first waiter that asked within LockSpinNs is still spinning: it
+//     takes the lock at once (charged LockNs).
+//   - In starvation mode (lk.starving), the lock is handed directly to
+//     the first waiter, which runs at once (Go's Unlock yields the
+//     unlocker's core to it) at no extra cost; the mode ends when that
+//     waiter is the last one or waited less than StarvationNs.
+//   - Otherwise (normal mode, with LockHandoffNs > 0) the Unlock only
+//     wakes the first waiter: the lock is free, anybody may take it
+//     (barge) meanwhile, and the waiter runs after the time its parked
+//     thread takes to wake (lockWake; readyLate) and tries again
+//     (retry); if the lock is taken then, it queues again at the front
+//     and parks, and once it has waited longer than StarvationNs in all
+//     the mutex starves.
+//
+// With LockHandoffNs = 0 every hand-off is direct (the ideal FIFO lock).
 func (s *state) release(lk *lockState) {
 	lk.evPending = false
+	if lk.releaseAt > s.now {
+		// A goroutine barged in and holds the lock: the Unlock that
+		// wakes a waiter is its.
+		if !math.IsInf(lk.releaseAt, 1) {
+			s.pushRelease(lk, lk.releaseAt)
+		}
+		return
+	}
 	w := lk.waiters.popFront()
-	lk.releaseAt = math.Inf(1)
 	w.parked = s.now-w.reqAt > LockSpinNs
+	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
+		// Normal mode: wake w; the lock stays free.
+		s.nHandoff++
+		w.resume = resRetry
+		d := s.lockWake(s.now - w.reqAt)
+		if s.wake > 0 {
+			s.wakes++
+			s.late = true
+		}
+		s.readyLate(w, d)
+		return
+	}
+	if lk.starving && (lk.waiters.len() == 0 || s.now-w.waitStart < StarvationNs) {
+		lk.starving = false
+	}
+	if len(s.idle) == 0 {
+		// w waits for a core with other goroutines, as in Go, where
+		// it runs next on the unlocker's core: no thread to wake.
+		w.parked = false
+	}
+	lk.releaseAt = math.Inf(1)
 	s.makeReady(w, false)
+}
+
+// lockWake is the latency of waking a lock waiter that waited waited ns
+// (more than LockSpinNs) in this run: LockHandoffNs is its median, and it
+// takes the same quantile of its distribution as the run's core wake-up
+// latency (the two are assumed alike in spread: log-normal with
+// WakeP90Ns/WakeP50Ns); it ramps up from 0 over waits of LockSpinNs to
+// 2·LockSpinNs; rounded to the time grid.
+func (s *state) lockWake(waited float64) float64 {
+	d := s.ov.LockHandoffNs
+	if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
+		d *= s.wake / s.ov.WakeP50Ns
+	}
+	if waited < 2*LockSpinNs {
+		// Between LockSpinNs and twice that, real waiters are a mix of
+		// ones that still spun (or whose thread was still awake) and
+		// ones that slept: the expected latency grows linearly, which
+		// keeps predictions continuous in the wait.
+		d *= max(waited-LockSpinNs, 0) / LockSpinNs
+	}
+	if r := math.Round(d*gridScale) / gridScale; r > 0 {
+		return r
+	}
+	return d
+}
+
+// readyLate makes g, woken from a parked wait, runnable now at the front
+// of the ready queue (Go readies it into the unlocker's runnext) and, when
+// a core is idle and no wake-up in flight covers it, wakes an idle core
+// (the one g left if it is idle), which becomes available d from now;
+// a busy core that frees up first takes g instead.
+func (s *state) readyLate(g *gor, d float64) {
+	if s.woke {
+		s.late = true
+	}
+	s.ready.pushFront(g)
+	if len(s.idle) == 0 || s.ready.len() <= s.waking {
+		return
+	}
+	k := len(s.idle) - 1
+	for i, c := range s.idle {
+		if c == g.last {
+			k = i
+			break
+		}
+	}
+	core := s.idle[k]
+	s.idle[k] = s.idle[len(s.idle)-1]
+	s.idle = s.idle[:len(s.idle)-1]
+	s.waking++
+	at := s.now + d
+	if s.spans != nil {
+		if s.now > s.idleSince[core] {
+			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", "")
+		}
+		s.span(core, s.now, at, emulate.SpanOverhead, "handoff", "")
+		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
+	}
+	s.push(event{t: at, kind: evWake, core: int32(core)})
+}
+
+// barge reports whether a goroutine may take lk, free but with waiters,
+// ahead of them: sync.Mutex in normal mode lets it (see release); the
+// ideal lock (LockHandoffNs = 0) and a starving mutex do not.
+func (s *state) barge(lk *lockState) bool {
+	return s.ov.LockHandoffNs > 0 && !lk.starving
+}
+
+// retry runs when g, woken by a normal-mode Unlock, gets its core: it
+// takes the lock if it is free, else queues again at the front (Go
+// queues a waiter that waited before LIFO) and parks. It reports
+// whether g holds the lock.
+func (s *state) retry(g *gor) bool {
+	lk := g.lock
+	if lk.releaseAt <= s.now {
+		g.lock = nil
+		s.overhead(g, s.ov.LockNs, "lock", "")
+		st := g.clock
+		g.clock += g.lockL
+		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, "")
+		lk.releaseAt = g.clock
+		if lk.waiters.len() > 0 && !lk.evPending {
+			s.pushRelease(lk, lk.releaseAt)
+		}
+		return true
+	}
+	lk.waiters.pushFront(g)
+	g.resume, g.reqAt = resLock, s.now
+	if s.now-g.waitStart > StarvationNs {
+		lk.starving = true
+	}
+	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
+		s.pushRelease(lk, max(lk.releaseAt, s.now))
+	}
+	s.leave(g, emulate.SpanLockWait)
+	return false
 }
 
 // exit ends g at the current time.
@@ -658,23 +834,27 @@ func (s *state) run(g *gor) (float64, bool) {
 	case resJoin:
 		g.resume = resNone
 		s.overhead(g, s.ov.JoinNs, "join", "")
+	case resRetry:
+		g.resume = resNone
+		if !s.retry(g) {
+			return 0, false
+		}
 	case resLock:
 		g.resume = resNone
 		lk := g.lock
 		g.lock = nil
 		if g.parked {
+			// A direct hand-off (starvation mode): Go runs the waiter
+			// at once on the unlocker's core.
 			s.nHandoff++
-			s.overhead(g, s.ov.LockHandoffNs+s.ov.LockNs, "handoff", "")
-		} else {
-			s.overhead(g, s.ov.LockNs, "lock", "")
 		}
+		s.overhead(g, s.ov.LockNs, "lock", "")
 		st := g.clock
 		g.clock += g.lockL
 		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, "")
 		lk.releaseAt = g.clock
 		if lk.waiters.len() > 0 && !lk.evPending {
-			lk.evPending = true
-			s.push(event{t: lk.releaseAt, kind: evRelease, id: lk.idx})
+			s.pushRelease(lk, lk.releaseAt)
 		}
 	}
 	for s.err == nil {
@@ -777,7 +957,13 @@ func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
 	lk := s.lock(c.Lock)
 	l := float64(c.Len) * s.burden
 	s.nLock++
-	if lk.waiters.len() == 0 && lk.releaseAt <= s.now {
+	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
+		// The Unlock at lk.evAt, at this very time, wakes its waiter
+		// before g can take the lock (the unlocker does it inside
+		// Unlock); its pending event is then stale.
+		s.release(lk)
+	}
+	if lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk)) {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
 		st := g.clock
 		g.clock += l
@@ -785,16 +971,18 @@ func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
 		if s.spans != nil {
 			s.span(g.core, st, g.clock, emulate.SpanLock, lockName(task, c.Lock), sec)
 		}
+		if lk.waiters.len() > 0 && !lk.evPending {
+			s.pushRelease(lk, lk.releaseAt)
+		}
 		return true
 	}
 	lk.waiters.pushBack(g)
-	g.resume, g.lock, g.lockL, g.reqAt = resLock, lk, l, s.now
+	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
 	if s.spans != nil {
 		g.lockN = lockName(task, c.Lock)
 	}
 	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
-		lk.evPending = true
-		s.push(event{t: lk.releaseAt, kind: evRelease, id: lk.idx})
+		s.pushRelease(lk, max(lk.releaseAt, s.now))
 	}
 	s.leave(g, emulate.SpanLockWait)
 	return false

@@ -181,7 +181,9 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 			s.wakeCore(int(ev.core))
 		case evRelease:
 			s.rootFree = true
-			s.release(s.lockList[ev.id])
+			if lk := s.lockList[ev.id]; lk.evPending && lk.evAt == ev.t {
+				s.release(lk)
+			}
 		}
 		// The root event is done with; start may have reused it.
 		if s.rootFree {

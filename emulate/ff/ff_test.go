@@ -495,12 +495,13 @@ func TestOverheadsCharged(t *testing.T) {
 			counts: [6]int{1, 1, 0, 0, 2, 0},
 		},
 		{
-			// T0 holds the lock 0-(2+2000); T1 asks at 1, parks; hand-off
-			// at 2002, then handoff+lock 3+2, L 2007-2017.
-			name: "long lock wait", sec: tree.Sec("l", tree.Task("a", tree.L(1, 2000)), tree.Task("b", tree.U(1), tree.L(1, 10))),
+			// T0 holds the lock 0-(2+4000); T1 asks at 1, parks; the
+			// Unlock at 4002 wakes it, it runs 3 later and finds the lock
+			// free: lock 4005-4007, L 4007-4017.
+			name: "long lock wait", sec: tree.Sec("l", tree.Task("a", tree.L(1, 4000)), tree.Task("b", tree.U(1), tree.L(1, 10))),
 			sched: "static", threads: 2,
 			ov:     machine.Overheads{LockNs: 2, LockHandoffNs: 3},
-			want:   2017,
+			want:   4017,
 			counts: [6]int{1, 1, 0, 0, 2, 1},
 		},
 		{

@@ -1,0 +1,71 @@
+package ff
+
+import (
+	"testing"
+
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// TestMutexModel checks the sync.Mutex model of release on hand-computed
+// schedules (static, two workers, one task each, no other overheads).
+func TestMutexModel(t *testing.T) {
+	// Worker 0 runs a: L 5000, U 10, L 5000; worker 1 runs b: U 1, L 10.
+	barge := tree.Sec("barge",
+		tree.Task("a", tree.L(1, 5000), tree.U(10), tree.L(1, 5000)),
+		tree.Task("b", tree.U(1), tree.L(1, 10)))
+	// Worker 1 asks for the lock 2500 before worker 0 lets it go.
+	ramp := tree.Sec("ramp",
+		tree.Task("a", tree.L(1, 5000), tree.U(10000)),
+		tree.Task("b", tree.U(2500), tree.L(1, 10), tree.U(20000)))
+	// Worker 0 takes the lock 400 times back to back.
+	starve := tree.Sec("starve",
+		tree.Task("a", tree.Run(400, tree.L(1, 5000))),
+		tree.Task("b", tree.U(1), tree.L(1, 10)))
+	tests := []struct {
+		name     string
+		sec      *tree.Node
+		ov       machine.Overheads
+		want     float64
+		handoffs int
+	}{
+		{
+			// The ideal FIFO lock: b gets it at 5000 (5000-5010), a
+			// waits for it and runs its second L 5010-10010.
+			name: "ideal", sec: barge, want: 10010, handoffs: 1,
+		},
+		{
+			// b parked at 1; the Unlock at 5000 wakes it, 100 later.
+			// Meanwhile a takes the free lock again at 5010 (5010-10010);
+			// b finds it taken at 5100 and parks again; the Unlock at
+			// 10010 wakes it: L 10110-10120.
+			name: "barging", sec: barge, ov: machine.Overheads{LockHandoffNs: 100},
+			want: 10120, handoffs: 2,
+		},
+		{
+			// b waited 2500, between LockSpinNs and twice that: woken
+			// after 100·(2500-2000)/2000 = 25, L 5025-5035, U until
+			// 25035.
+			name: "ramp", sec: ramp, ov: machine.Overheads{LockHandoffNs: 100},
+			want: 25035, handoffs: 1,
+		},
+		{
+			// a barges in at every Unlock (5000·k) before b, woken, comes
+			// back 100 later; at its retry at 1000100, b has waited over
+			// StarvationNs: the mutex starves, and the Unlock at 1005000
+			// hands b the lock directly (1005000-1005010); a spins for
+			// it and then runs its other 199 Ls: 1005010 + 199·5000.
+			name: "starvation", sec: starve, ov: machine.Overheads{LockHandoffNs: 100},
+			want: 2000010, handoffs: 201,
+		},
+	}
+	for _, tc := range tests {
+		r, err := emulateOnce(nil, tc.sec, 2, sched(t, "static"), 1, tc.ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.parallel != tc.want || r.nHandoff != tc.handoffs {
+			t.Errorf("%s: time %v with %d hand-offs, want %v with %d", tc.name, r.parallel, r.nHandoff, tc.want, tc.handoffs)
+		}
+	}
+}
