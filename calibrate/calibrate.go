@@ -22,6 +22,9 @@ type Options struct {
 	// MeasureOverheads. SkipOverheads keeps machine.Default's.
 	Overheads     func(ctx context.Context, progress func(done, total int)) (machine.Overheads, error)
 	SkipOverheads bool
+	// SkipCompute leaves Profile.ComputeInflation nil (MeasureCompute
+	// otherwise: about 0.1 s per thread count).
+	SkipCompute bool
 	// Walk measures the synthesizer's walk costs (wire syn.MeasureWalk);
 	// nil keeps machine.Default's.
 	Walk func(ctx context.Context) (machine.Walk, error)
@@ -85,6 +88,15 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		}
 		p.Overheads = o
 	}
+	if !opt.SkipCompute {
+		bar := progress.New(opt.Progress, "calibrate compute  ", 0)
+		k, err := MeasureCompute(ctx, sys.Cores, func(done, total int) { bar.SetTotal(total); bar.Set(done) })
+		bar.Done()
+		if err != nil {
+			return res, fmt.Errorf("calibrating compute inflation: %w", err)
+		}
+		p.ComputeInflation = k
+	}
 	if opt.Walk != nil {
 		bar := progress.New(opt.Progress, "calibrate walk     ", 1)
 		w, err := opt.Walk(ctx)
@@ -136,6 +148,18 @@ func (r Result) Summary() string {
 	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns, spawn %.0f ns, lock %.0f ns (handoff %.0f ns), wake p50 %.0f ns p90 %.0f ns\n",
 		o.ForkNs, o.JoinNs, o.ChunkNs, o.SpawnNs, o.LockNs, o.LockHandoffNs, o.WakeP50Ns, o.WakeP90Ns)
 	fmt.Fprintf(&b, "synthesizer walk: %.0f ns per node, %.0f ns per call\n", p.Walk.NodeNs, p.Walk.CallNs)
+	if len(p.ComputeInflation) > 1 {
+		ts := make([]int, 0, len(p.ComputeInflation))
+		for t := range p.ComputeInflation {
+			ts = append(ts, t)
+		}
+		sort.Ints(ts)
+		fmt.Fprintf(&b, "compute inflation (each of t threads computing at once, against one alone):")
+		for _, t := range ts {
+			fmt.Fprintf(&b, " κ_%d %.2f", t, p.ComputeInflation[t])
+		}
+		fmt.Fprintln(&b)
+	}
 	return b.String()
 }
 

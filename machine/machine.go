@@ -36,6 +36,13 @@ type Profile struct {
 
 	Overheads Overheads `json:"overheads"`
 	Walk      Walk      `json:"walk"`
+	// ComputeInflation maps a thread count t to κ_t ≥ 1: how much longer
+	// a compute-bound loop takes on each of t threads running at once
+	// than on one thread alone. It is 1 on a machine whose cores are its
+	// own; virtual CPUs that share physical cores (SMT siblings, a busy
+	// host) make it larger, and every computation of a parallel section
+	// then stretches by it. Nil when not measured.
+	ComputeInflation map[int]float64 `json:"compute_inflation,omitempty"`
 	// Memory is nil when memory calibration was not run.
 	Memory *Memory `json:"memory,omitempty"`
 }
@@ -136,6 +143,19 @@ func Default() Profile {
 		},
 		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}
+}
+
+// Inflation returns κ_t for threads threads: the value measured at the
+// largest calibrated thread count not above threads, or 1 when none is
+// (never below 1).
+func (p Profile) Inflation(threads int) float64 {
+	best, k := 0, 1.0
+	for t, v := range p.ComputeInflation {
+		if t <= threads && t > best {
+			best, k = t, v
+		}
+	}
+	return max(k, 1)
 }
 
 // Load reads a machine profile from path.

@@ -244,3 +244,32 @@ func TestForTree(t *testing.T) {
 		})
 	}
 }
+
+func TestForTreeComputeInflation(t *testing.T) {
+	tr := tree.New(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))))
+	p := machine.Default()
+	p.ComputeInflation = map[int]float64{1: 1, 2: 1.5, 4: 1.25}
+	sec := tr.Root.Children[0]
+	burden, st := ForTree(tr, p, Auto)
+	if st.Applied || !st.Burdened() || st.Inflation != 1.5 || st.InflationThreads != 2 {
+		t.Errorf("status %+v: want the memory model off, inflation κ_2 = 1.5 on", st)
+	}
+	if !strings.Contains(st.Reason, "memory model off") || !strings.Contains(st.Reason, "κ_2 = 1.50") {
+		t.Errorf("reason %q", st.Reason)
+	}
+	for _, tc := range []struct {
+		threads int
+		want    float64
+	}{{1, 1}, {2, 1.5}, {3, 1.5}, {4, 1.25}, {64, 1.25}} {
+		if got := burden(sec, tc.threads); got != tc.want {
+			t.Errorf("burden at %d threads = %v, want %v", tc.threads, got, tc.want)
+		}
+	}
+	if _, st := ForTree(tr, p, Off); st.Burdened() {
+		t.Errorf("--memory off still applies inflation: %+v", st)
+	}
+	p.ComputeInflation = map[int]float64{1: 1, 2: 1}
+	if _, st := ForTree(tr, p, Auto); st.Burdened() {
+		t.Errorf("κ = 1 counted as a burden: %+v", st)
+	}
+}

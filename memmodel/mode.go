@@ -56,10 +56,18 @@ type Status struct {
 	// largest thread count calibrated (0 when not applied).
 	MaxBeta        float64 `json:"max_beta,omitempty"`
 	MaxBetaThreads int     `json:"max_beta_threads,omitempty"`
+	// Inflation is the largest compute inflation κ_t applied, at
+	// InflationThreads (zero when none is).
+	Inflation        float64 `json:"inflation,omitempty"`
+	InflationThreads int     `json:"inflation_threads,omitempty"`
 	// Reason is one sentence for every output, e.g. "memory model on:
 	// 3 sections, β_8 up to 1.42".
 	Reason string `json:"reason"`
 }
+
+// Burdened reports whether burden factors other than 1 apply: the memory
+// model's, the machine's compute inflation, or both.
+func (s Status) Burdened() bool { return s.Applied || s.Inflation > 1 }
 
 // String returns Reason.
 func (s Status) String() string { return s.Reason }
@@ -96,7 +104,36 @@ func TopSections(t *tree.Tree) []*tree.Node {
 // node; it is safe for concurrent use. With Off, or when the tree has
 // no counters, or the machine profile no memory fits, it is constant 1
 // and the status says why.
+//
+// Unless mode is Off, the machine's compute inflation κ_t
+// (machine.Profile.ComputeInflation) multiplies every section's burden
+// factor too, and the status says so; Burdened then reports whether any
+// factor other than 1 applies.
 func ForTree(t *tree.Tree, p machine.Profile, mode Mode) (burden func(sec *tree.Node, threads int) float64, status Status) {
+	burden, status = forMemory(t, p, mode)
+	if mode == Off {
+		return burden, status
+	}
+	maxT, maxK := 0, 1.0
+	for th, k := range p.ComputeInflation {
+		if k > maxK || (k == maxK && k > 1 && th > maxT) {
+			maxT, maxK = th, k
+		}
+	}
+	if maxK <= 1 {
+		return burden, status
+	}
+	status.Inflation, status.InflationThreads = maxK, maxT
+	status.Reason += fmt.Sprintf("; compute inflation on: κ_%d = %.2f (the cores slow each other down when all compute)", maxT, maxK)
+	mem := burden
+	burden = func(sec *tree.Node, threads int) float64 {
+		return mem(sec, threads) * p.Inflation(threads)
+	}
+	return burden, status
+}
+
+// forMemory is ForTree's memory model alone.
+func forMemory(t *tree.Tree, p machine.Profile, mode Mode) (burden func(sec *tree.Node, threads int) float64, status Status) {
 	status.Mode = mode
 	secs := TopSections(t)
 	status.TopSections = len(secs)

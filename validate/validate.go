@@ -22,6 +22,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -477,6 +478,16 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	}
 	serialMed := stat(serial)
 
+	// Real kernels get the burden factors `prophet predict` applies (the
+	// memory model and the machine's compute inflation); generated
+	// samples spin on the clock, which neither memory traffic nor a
+	// shared core can stretch, so they get none.
+	opt := m.opt
+	if sub.test == Examples {
+		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
+			opt.Burden = burden
+		}
+	}
 	var rows []Row
 	for _, k := range keys {
 		pm := stat(par[k])
@@ -489,7 +500,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), l.MaxThreads(), e.Name(), k.t))
 				continue
 			}
-			res, err := emulate.Predict(e, tr, k.t, k.s, m.opt)
+			res, err := emulate.Predict(e, tr, k.t, k.s, opt)
 			if errors.Is(err, syn.ErrTooManyThreads) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
 				continue

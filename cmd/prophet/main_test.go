@@ -326,3 +326,17 @@ func TestTreeShowsCountersAndBurdens(t *testing.T) {
 		t.Errorf("tree without counters does not say why:\n%s", out)
 	}
 }
+
+// TestMain keeps the tests away from the user's own machine profile: the
+// default path is under a configuration directory of the test's own.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "prophet-test-config")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	os.Setenv("HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -102,7 +102,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	}
 	out := &report.Predictions{Profile: profile, SerialNs: float64(tree.Work(t.Root)), Memory: status.String()}
 	passes := []func(*tree.Node, int) float64{nil}
-	if status.Applied {
+	if status.Burdened() {
 		passes = append(passes, burden)
 	}
 	total := len(passes) * len(pl.emulators) * len(pl.threads) * len(pl.schedules)
@@ -207,7 +207,7 @@ func writeTimeline(path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
 	opt := pl.options()
-	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Applied {
+	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Burdened() {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
 	e := ff.New()
