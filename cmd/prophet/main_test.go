@@ -335,7 +335,6 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
-	os.Setenv("HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
