@@ -28,7 +28,7 @@ func ExampleWriteAnalysisTable() {
 	// work T1      36 ms
 	// span T∞      8 ms
 	// parallelism  4.50
-	// burdened     span 8 ms, parallelism 4.50 (fork 0 ns, join 0 ns, task 0 ns, lock 0 ns charged on the path)
+	// burdened     span 8 ms, parallelism 4.50 (fork 0 ns + wake-up 0 ns, join 0 ns, task 0 ns, lock 0 ns charged on the path)
 	// lock bound   none (no locks)
 	// tasks        8
 	//

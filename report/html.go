@@ -293,7 +293,7 @@ func analysisTables(v *view, a *analyze.Analysis, rs []emulate.Result, most int)
 		{"Work T₁ (serial time)", durNs(float64(a.WorkNs))},
 		{"Span T∞ (critical path)", durNs(float64(a.SpanNs))},
 		{"Parallelism T₁/T∞", fmt.Sprintf("%.2f", a.Parallelism)},
-		{"Burdened span (fork, join, task and lock costs on the path)", durNs(float64(a.BurdenedSpanNs))},
+		{"Burdened span (fork, wake-up, join, task and lock costs on the path)", durNs(float64(a.BurdenedSpanNs))},
 		{"Burdened parallelism", fmt.Sprintf("%.2f", a.BurdenedParallelism)},
 		{"Lock bound T₁/(longest total hold of one lock)", lock},
 		{"Tasks", count(a.Tasks)},
