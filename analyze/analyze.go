@@ -608,76 +608,51 @@ func ownAll(p []allEnt, r regionID, self, work, span int64) []allEnt {
 	return slices.Insert(out, i, allEnt{r: r, inst: 1, work: work, span: span, self: self})
 }
 
-// mergePath returns a new slice: x + m·y.
-func mergePath(x, y []pathEnt, m int64) []pathEnt {
+// mergeScaled returns a new slice holding x + m·y, where x and y are
+// sorted by key: add(e, f, m) combines an entry e of x with the entry f
+// of y of the same key (e is the zero entry when x has none) and must
+// keep f's key.
+func mergeScaled[E any, K cmp.Ordered](x, y []E, m int64, key func(E) K, add func(e, f E, m int64) E) []E {
 	if m == 0 || len(y) == 0 {
 		return x
 	}
-	out := make([]pathEnt, 0, len(x)+len(y))
+	var zero E
+	out := make([]E, 0, len(x)+len(y))
 	i, j := 0, 0
 	for i < len(x) || j < len(y) {
 		switch {
-		case j == len(y) || (i < len(x) && x[i].r < y[j].r):
+		case j == len(y) || (i < len(x) && key(x[i]) < key(y[j])):
 			out = append(out, x[i])
 			i++
-		case i == len(x) || y[j].r < x[i].r:
-			out = append(out, pathEnt{r: y[j].r, on: m * y[j].on, self: m * y[j].self})
+		case i == len(x) || key(y[j]) < key(x[i]):
+			out = append(out, add(zero, y[j], m))
 			j++
 		default:
-			out = append(out, pathEnt{r: x[i].r, on: x[i].on + m*y[j].on, self: x[i].self + m*y[j].self})
+			out = append(out, add(x[i], y[j], m))
 			i++
 			j++
 		}
 	}
 	return out
+}
+
+// mergePath returns a new slice: x + m·y.
+func mergePath(x, y []pathEnt, m int64) []pathEnt {
+	return mergeScaled(x, y, m, func(e pathEnt) regionID { return e.r }, func(e, f pathEnt, m int64) pathEnt {
+		return pathEnt{r: f.r, on: e.on + m*f.on, self: e.self + m*f.self}
+	})
 }
 
 // mergeAll returns a new slice: x + m·y.
 func mergeAll(x, y []allEnt, m int64) []allEnt {
-	if m == 0 || len(y) == 0 {
-		return x
-	}
-	out := make([]allEnt, 0, len(x)+len(y))
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		switch {
-		case j == len(y) || (i < len(x) && x[i].r < y[j].r):
-			out = append(out, x[i])
-			i++
-		case i == len(x) || y[j].r < x[i].r:
-			e := y[j]
-			out = append(out, allEnt{r: e.r, inst: m * e.inst, work: m * e.work, span: m * e.span, self: m * e.self})
-			j++
-		default:
-			e, f := x[i], y[j]
-			out = append(out, allEnt{r: e.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self})
-			i++
-			j++
-		}
-	}
-	return out
+	return mergeScaled(x, y, m, func(e allEnt) regionID { return e.r }, func(e, f allEnt, m int64) allEnt {
+		return allEnt{r: f.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self}
+	})
 }
 
 // mergeLocks returns a new slice: x + m·y.
 func mergeLocks(x, y []lockEnt, m int64) []lockEnt {
-	if m == 0 || len(y) == 0 {
-		return x
-	}
-	out := make([]lockEnt, 0, len(x)+len(y))
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		switch {
-		case j == len(y) || (i < len(x) && x[i].id < y[j].id):
-			out = append(out, x[i])
-			i++
-		case i == len(x) || y[j].id < x[i].id:
-			out = append(out, lockEnt{id: y[j].id, ns: m * y[j].ns, n: m * y[j].n})
-			j++
-		default:
-			out = append(out, lockEnt{id: x[i].id, ns: x[i].ns + m*y[j].ns, n: x[i].n + m*y[j].n})
-			i++
-			j++
-		}
-	}
-	return out
+	return mergeScaled(x, y, m, func(e lockEnt) int { return e.id }, func(e, f lockEnt, m int64) lockEnt {
+		return lockEnt{id: f.id, ns: e.ns + m*f.ns, n: e.n + m*f.n}
+	})
 }
