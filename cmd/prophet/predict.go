@@ -177,7 +177,7 @@ Examples:
 			return err
 		}
 		if *timeline != "" {
-			if err := writeTimeline(*timeline, t, pl); err != nil {
+			if err := writeTimeline(e.stderr, *timeline, t, pl); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "timeline written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", *timeline)
@@ -201,9 +201,13 @@ Examples:
 	return c
 }
 
+// maxTimelineSpans bounds a timeline (about 120 bytes of JSON each), so
+// that the file stays small enough to open in a browser.
+const maxTimelineSpans = 200_000
+
 // writeTimeline writes the ff schedule of the first schedule at the largest
 // thread count of pl.
-func writeTimeline(path string, t *tree.Tree, pl *plan) error {
+func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
 	opt := pl.options()
@@ -211,10 +215,14 @@ func writeTimeline(path string, t *tree.Tree, pl *plan) error {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
 	e := ff.New()
-	e.MaxSpans = 1 << 20 // keeps the trace openable in a browser
+	e.MaxSpans = maxTimelineSpans
 	spans, _, err := e.Trace(t, th, s, opt)
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
+	}
+	if len(spans) >= maxTimelineSpans {
+		fmt.Fprintf(stderr, "timeline: the schedule has more than %d slices; the file holds the first %d (up to %s)\n",
+			maxTimelineSpans, len(spans), tree.FormatNs(int64(spans[len(spans)-1].EndNs)))
 	}
 	meta := map[string]any{"threads": th, "schedule": s.String(), "emulator": "ff"}
 	return writeFileAtomic(path, func(w io.Writer) error { return report.WriteTrace(w, spans, meta) })

@@ -27,6 +27,11 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 			err = fmt.Errorf("writing %s: %w", path, err)
 		}
 	}()
+	// CreateTemp makes the file private (0600); the result is an
+	// ordinary file that others may read, like one os.Create makes.
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(f)
 	if err := write(bw); err != nil {
 		return err

@@ -15,6 +15,9 @@ func TestWrite(t *testing.T) {
 	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "one"); return err }); err != nil {
 		t.Fatal(err)
 	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v; want 0644", st.Mode(), err)
+	}
 	// A failing write leaves the old content and no temporary file.
 	boom := errors.New("boom")
 	err := Write(path, func(w io.Writer) error { io.WriteString(w, "half"); return boom })
