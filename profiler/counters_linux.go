@@ -67,6 +67,7 @@ type perfCounters struct {
 	v perf.GroupProfileValue
 }
 
+// Begin implements CounterSet.
 func (c *perfCounters) Begin() error {
 	if err := c.g.Reset(); err != nil {
 		return fmt.Errorf("resetting counters: %w", err)
@@ -77,6 +78,7 @@ func (c *perfCounters) Begin() error {
 	return nil
 }
 
+// Pause implements CounterSet.
 func (c *perfCounters) Pause() error {
 	if err := c.g.Stop(); err != nil {
 		return fmt.Errorf("pausing counters: %w", err)
@@ -84,6 +86,7 @@ func (c *perfCounters) Pause() error {
 	return nil
 }
 
+// Resume implements CounterSet.
 func (c *perfCounters) Resume() error {
 	if err := c.g.Start(); err != nil {
 		return fmt.Errorf("resuming counters: %w", err)
@@ -91,6 +94,7 @@ func (c *perfCounters) Resume() error {
 	return nil
 }
 
+// End implements CounterSet.
 func (c *perfCounters) End() (Sample, error) {
 	if err := c.g.Stop(); err != nil {
 		return Sample{}, fmt.Errorf("disabling counters: %w", err)
@@ -111,4 +115,5 @@ func (c *perfCounters) End() (Sample, error) {
 	return Sample{Instructions: f(c.v.Values[0]), Cycles: f(c.v.Values[1]), LLCMisses: f(c.v.Values[2])}, nil
 }
 
+// Close implements CounterSet.
 func (c *perfCounters) Close() error { return c.g.Close() }

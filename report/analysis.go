@@ -188,6 +188,7 @@ type errWriter struct {
 	err error
 }
 
+// Write implements io.Writer.
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err

@@ -60,7 +60,10 @@ type formatError struct {
 	msg  string
 }
 
+// Error implements error.
 func (e *formatError) Error() string { return e.msg }
+
+// Unwrap returns the kind of error (for errors.Is).
 func (e *formatError) Unwrap() error { return e.kind }
 
 func ferr(kind error, format string, args ...any) error {

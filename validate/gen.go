@@ -319,6 +319,7 @@ func (g gen) loop(weights []float64, lp lockPlan, totalNs float64) *Loop {
 	return l
 }
 
+// String implements fmt.Stringer.
 func (lp lockPlan) String() string {
 	var parts []string
 	if lp.frac[1] > 0 {

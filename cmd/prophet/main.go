@@ -48,6 +48,7 @@ type env struct {
 // usageError is bad usage: exit status 2.
 type usageError struct{ msg string }
 
+// Error implements error.
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {

@@ -45,14 +45,18 @@ func NewEP(scale float64) Kernel {
 	return &epKernel{batches: max(int(math.Round(epBase*scale)), 1)}
 }
 
+// Name implements Kernel.
 func (k *epKernel) Name() string { return "ep" }
 
+// Describe implements Kernel.
 func (k *epKernel) Describe() string {
 	return fmt.Sprintf("NAS EP-like: %d batches of %d Gaussian pairs, counts reduced in a critical section", k.batches, epBatch)
 }
 
+// Schedule implements Kernel.
 func (k *epKernel) Schedule() par.Schedule { return par.Schedule{Policy: par.Static} }
 
+// Reset implements Kernel.
 func (k *epKernel) Reset() {
 	k.q = [epBins]int64{}
 	k.sx, k.sy = 0, 0

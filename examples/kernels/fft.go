@@ -60,14 +60,18 @@ func NewFFT(scale float64) Kernel {
 	return k
 }
 
+// Name implements Kernel.
 func (k *fftKernel) Name() string { return "fft" }
 
+// Describe implements Kernel.
 func (k *fftKernel) Describe() string {
 	return fmt.Sprintf("recursive radix-2 FFT of %d points: two spawned half-size calls, parallel butterfly loop at large sizes (nested)", k.n)
 }
 
+// Schedule implements Kernel.
 func (k *fftKernel) Schedule() par.Schedule { return par.Schedule{Policy: par.Static} }
 
+// Reset implements Kernel.
 func (k *fftKernel) Reset() { clear(k.out) }
 
 // Serial runs the annotated serial FFT.

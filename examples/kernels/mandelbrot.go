@@ -39,16 +39,20 @@ func NewMandelbrot(scale float64) Kernel {
 	return &mandelbrotKernel{w: w, h: h, img: make([]uint16, w*h)}
 }
 
+// Name implements Kernel.
 func (k *mandelbrotKernel) Name() string { return "mandelbrot" }
 
+// Describe implements Kernel.
 func (k *mandelbrotKernel) Describe() string {
 	return fmt.Sprintf("Mandelbrot set, %d×%d pixels, up to %d iterations: one task per row, heavy imbalance", k.w, k.h, mbMaxIter)
 }
 
+// Schedule implements Kernel.
 func (k *mandelbrotKernel) Schedule() par.Schedule {
 	return par.Schedule{Policy: par.Dynamic, Chunk: 1}
 }
 
+// Reset implements Kernel.
 func (k *mandelbrotKernel) Reset() { clear(k.img) }
 
 // Serial runs the annotated serial version: a parallel loop over rows.

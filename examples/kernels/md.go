@@ -62,14 +62,18 @@ func NewMD(scale float64) Kernel {
 	return k
 }
 
+// Name implements Kernel.
 func (k *mdKernel) Name() string { return "md" }
 
+// Describe implements Kernel.
 func (k *mdKernel) Describe() string {
 	return fmt.Sprintf("molecular dynamics (OmpSCR md), %d particles, %d steps: parallel O(N²) force loop and update loop over particles", k.np, mdSteps)
 }
 
+// Schedule implements Kernel.
 func (k *mdKernel) Schedule() par.Schedule { return par.Schedule{Policy: par.Static} }
 
+// Reset implements Kernel.
 func (k *mdKernel) Reset() {
 	copy(k.pos, k.pos0)
 	clear(k.vel)
