@@ -573,6 +573,39 @@ func (s *state) popIdle() int {
 	return c
 }
 
+// pay charges g the cost ns of an interaction point of frame f (a fork,
+// a spawn) once, counting it in *n, and reports whether g's clock has
+// reached the current time; when it has not, the caller yields and comes
+// back to the same point, which f.charged keeps from being charged again.
+func (s *state) pay(g *gor, f *frame, n *int, ns float64, what string) bool {
+	if !f.charged {
+		f.charged = true
+		*n++
+		s.overhead(g, ns, what, f.node.Name)
+	}
+	if !s.at(g) {
+		return false
+	}
+	f.charged = false
+	return true
+}
+
+// popIdleFor takes an idle core for g, preferring the core g last ran on
+// when it is still idle. There must be an idle core.
+func (s *state) popIdleFor(g *gor) int {
+	k := len(s.idle) - 1
+	for i, c := range s.idle {
+		if c == g.last {
+			k = i
+			break
+		}
+	}
+	c := s.idle[k]
+	s.idle[k] = s.idle[len(s.idle)-1]
+	s.idle = s.idle[:len(s.idle)-1]
+	return c
+}
+
 // makeReady makes g runnable at the current time. A fresh goroutine (new
 // from a fork or a spawn) queues at the back, and when a core is idle and
 // no wake-up already in flight covers it, an idle core is woken: it is
@@ -586,18 +619,7 @@ func (s *state) makeReady(g *gor, fresh bool) {
 	}
 	if !fresh {
 		if len(s.idle) > 0 {
-			// Prefer the core g left, if it is still idle.
-			k := len(s.idle) - 1
-			for i, c := range s.idle {
-				if c == g.last {
-					k = i
-					break
-				}
-			}
-			c := s.idle[k]
-			s.idle[k] = s.idle[len(s.idle)-1]
-			s.idle = s.idle[:len(s.idle)-1]
-			s.start(g, c)
+			s.start(g, s.popIdleFor(g))
 			return
 		}
 		s.ready.pushFront(g)
@@ -726,16 +748,7 @@ func (s *state) readyLate(g *gor, d float64) {
 	if len(s.idle) == 0 || s.ready.len() <= s.waking {
 		return
 	}
-	k := len(s.idle) - 1
-	for i, c := range s.idle {
-		if c == g.last {
-			k = i
-			break
-		}
-	}
-	core := s.idle[k]
-	s.idle[k] = s.idle[len(s.idle)-1]
-	s.idle = s.idle[:len(s.idle)-1]
+	core := s.popIdleFor(g)
 	s.waking++
 	at := s.now + d
 	if s.spans != nil {
@@ -1306,15 +1319,9 @@ func (s *state) stepSec(g *gor, top int) step {
 		info := f.info
 		k := int(min(int64(s.t), info.n))
 		if k > 1 {
-			if !f.charged {
-				f.charged = true
-				s.nFork++
-				s.overhead(g, s.ov.ForkNs, "fork", f.node.Name)
-			}
-			if !s.at(g) {
+			if !s.pay(g, f, &s.nFork, s.ov.ForkNs, "fork") {
 				return stYield
 			}
-			f.charged = false
 		}
 		tm := f.team
 		tm.k = k
@@ -1383,15 +1390,9 @@ func (s *state) stepSec(g *gor, top int) step {
 					}
 					continue
 				}
-				if !f.charged {
-					f.charged = true
-					s.nSpawn++
-					s.overhead(g, s.ov.SpawnNs, "spawn", f.node.Name)
-				}
-				if !s.at(g) {
+				if !s.pay(g, f, &s.nSpawn, s.ov.SpawnNs, "spawn") {
 					return stYield
 				}
-				f.charged = false
 				tm.spawned++
 				f.rep++
 				last := f.rep >= c.Reps()

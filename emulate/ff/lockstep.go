@@ -1,6 +1,7 @@
 package ff
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -187,29 +188,8 @@ func (s *state) lockstep() bool {
 		}
 		nmax = (r.count - tm.cur.off) / k
 	}
-	slices.SortFunc(members, func(a, b stepper) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
-		}
-		if a.seq < b.seq {
-			return -1
-		}
-		return 1
-	})
-	first, last := members[0].t, members[k-1].t
-	if !(first+period > last && first+period-last >= hold) {
-		return false
-	}
-	for i := 1; i < len(members); i++ {
-		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
-			return false
-		}
-	}
-	lk := s.lock(shape.lockID)
-	if lk.waiters.len() > 0 || lk.releaseAt > first {
+	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
+	if !ok {
 		return false
 	}
 	// The last event of round n-1 must come before every foreign one:
@@ -256,7 +236,7 @@ func (s *state) lockstep() bool {
 	}
 	s.nLock += int(n * k)
 	lastReq := last + float64(n-1)*period
-	lk.releaseAt = lastReq + hold
+	s.lock(shape.lockID).releaseAt = lastReq + hold
 	s.now = max(s.now, lastReq+tail)
 	// New events, sequence numbers in round order; then the heap.
 	for _, m := range members {
@@ -337,29 +317,8 @@ func (s *state) lockstepSpawn() bool {
 	if k == 0 || s.ready.len() < len(members) {
 		return false
 	}
-	slices.SortFunc(members, func(a, b stepper) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
-		}
-		if a.seq < b.seq {
-			return -1
-		}
-		return 1
-	})
-	first, last := members[0].t, members[k-1].t
-	if !(first+period > last && first+period-last >= hold) {
-		return false
-	}
-	for i := 1; i < len(members); i++ {
-		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
-			return false
-		}
-	}
-	lk := s.lock(shape.lockID)
-	if lk.waiters.len() > 0 || lk.releaseAt > first {
+	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
+	if !ok {
 		return false
 	}
 	// Rounds before the first foreign event, then as many as the ready
@@ -421,7 +380,7 @@ func (s *state) lockstepSpawn() bool {
 	tm.pending -= int(n * k)
 	s.nLock += int(n * k)
 	lastReq := last + float64(n-1)*period
-	lk.releaseAt = lastReq + hold
+	s.lock(shape.lockID).releaseAt = lastReq + hold
 	s.end = max(s.end, lastReq+tail)
 	s.now = max(s.now, lastReq+tail)
 	for _, m := range members {
@@ -432,4 +391,32 @@ func (s *state) lockstepSpawn() bool {
 		s.h.down(i)
 	}
 	return true
+}
+
+// roundOrder sorts members by event time (then sequence) and reports
+// whether they can advance in lockstep rounds of length period with lock
+// lockID held for hold each: the requests of one round are at least hold
+// apart and fit in the period, and nobody holds or waits for the lock
+// before the first one. It returns the first and last request times.
+func (s *state) roundOrder(members []stepper, period, hold float64, lockID int) (first, last float64, ok bool) {
+	slices.SortFunc(members, func(a, b stepper) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	first, last = members[0].t, members[len(members)-1].t
+	if !(first+period > last && first+period-last >= hold) {
+		return first, last, false
+	}
+	for i := 1; i < len(members); i++ {
+		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
+			return first, last, false
+		}
+	}
+	lk := s.lock(lockID)
+	if lk.waiters.len() > 0 || lk.releaseAt > first {
+		return first, last, false
+	}
+	return first, last, true
 }
