@@ -40,11 +40,7 @@ critical path, the region that limits scaling first.`,
 		if err := checkFormat(*format, "table", "json"); err != nil {
 			return err
 		}
-		th, err := parseThreads(*threads)
-		if err != nil {
-			return usagef("--threads: %v", err)
-		}
-		m, _, err := loadMachine(*machinePath)
+		th, m, err := threadsAndMachine(*threads, *machinePath)
 		if err != nil {
 			return err
 		}

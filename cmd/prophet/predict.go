@@ -92,6 +92,17 @@ func loadMachine(path string) (machine.Profile, string, error) {
 	return machine.Default(), "", nil
 }
 
+// threadsAndMachine parses a --threads list and loads the --machine
+// profile (as loadMachine does).
+func threadsAndMachine(threads, machinePath string) ([]int, machine.Profile, error) {
+	th, err := parseThreads(threads)
+	if err != nil {
+		return nil, machine.Profile{}, usagef("--threads: %v", err)
+	}
+	m, _, err := loadMachine(machinePath)
+	return th, m, err
+}
+
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {

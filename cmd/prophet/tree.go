@@ -39,11 +39,7 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 		if err := checkFormat(*format, "text", "json"); err != nil {
 			return err
 		}
-		th, err := parseThreads(*threads)
-		if err != nil {
-			return usagef("--threads: %v", err)
-		}
-		m, _, err := loadMachine(*machinePath)
+		th, m, err := threadsAndMachine(*threads, *machinePath)
 		if err != nil {
 			return err
 		}
