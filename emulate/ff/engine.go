@@ -181,7 +181,8 @@ func (s *state) pushRelease(lk *lockState, t float64) {
 	s.push(event{t: t, kind: evRelease, id: lk.idx})
 }
 
-// deque is a ring buffer of goroutines (a lock's waiters).
+// deque is a ring buffer of goroutines: a lock's waiters, and the entries
+// of the ready queue.
 type deque struct {
 	buf  []*gor
 	head int
@@ -223,71 +224,59 @@ func (d *deque) popFront() *gor {
 	return g
 }
 
-// readyQueue is the FIFO of runnable goroutines, a ring buffer. An entry
-// may stand for several fresh goroutines spawned in one go (see
-// spawnRun): a goroutine with batch > 1 is the first of batch alike ones,
-// each to run one task of its frame's run as a member of its team;
-// popReady makes the others one at a time.
+// at returns the i-th entry from the front.
+func (d *deque) at(i int) *gor { return d.buf[(d.head+i)%len(d.buf)] }
+
+// clear empties d, keeping its buffer.
+func (d *deque) clear() {
+	clear(d.buf)
+	d.head, d.n = 0, 0
+}
+
+// readyQueue is the FIFO of runnable goroutines. An entry may stand for
+// several fresh goroutines spawned in one go (see spawnRun): a goroutine
+// with batch > 1 is the first of batch alike ones, each to run one task
+// of its frame's run as a member of its team; popReady makes the others
+// one at a time.
 type readyQueue struct {
-	buf   []*gor
-	head  int
-	n     int // entries
-	total int // goroutines
+	entries deque
+	total   int // goroutines
 }
 
 // len returns the number of goroutines queued.
 func (q *readyQueue) len() int { return q.total }
 
-func (q *readyQueue) grow() {
-	nb := make([]*gor, max(8, 2*len(q.buf)))
-	for i := 0; i < q.n; i++ {
-		nb[i] = q.buf[(q.head+i)%len(q.buf)]
-	}
-	q.buf, q.head = nb, 0
-}
-
 // at returns the i-th entry from the front.
-func (q *readyQueue) at(i int) *gor { return q.buf[(q.head+i)%len(q.buf)] }
+func (q *readyQueue) at(i int) *gor { return q.entries.at(i) }
 
 // pushBack queues g, which stands for max(g.batch, 1) goroutines.
 func (q *readyQueue) pushBack(g *gor) {
-	if q.n == len(q.buf) {
-		q.grow()
-	}
-	q.buf[(q.head+q.n)%len(q.buf)] = g
-	q.n++
+	q.entries.pushBack(g)
 	q.total += int(max(g.batch, 1))
 }
 
 func (q *readyQueue) pushFront(g *gor) {
-	if q.n == len(q.buf) {
-		q.grow()
-	}
-	q.head = (q.head - 1 + len(q.buf)) % len(q.buf)
-	q.buf[q.head] = g
-	q.n++
+	q.entries.pushFront(g)
 	q.total++
 }
 
 // dropFront removes the front entry, which stood for n goroutines.
 func (q *readyQueue) dropFront(n int) {
-	q.buf[q.head] = nil
-	q.head = (q.head + 1) % len(q.buf)
-	q.n--
+	q.entries.popFront()
 	q.total -= n
 }
 
 // clear empties the queue.
 func (q *readyQueue) clear() {
-	clear(q.buf)
-	q.head, q.n, q.total = 0, 0, 0
+	q.entries.clear()
+	q.total = 0
 }
 
 // pushFresh queues n fresh goroutines of run r's task, members of tm.
 func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec string) {
 	q := &s.ready
-	if q.n > 0 {
-		if b := q.at(q.n - 1); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
+	if last := q.entries.len() - 1; last >= 0 {
+		if b := q.at(last); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
 			b.batch += n
 			q.total += int(n)
 			return

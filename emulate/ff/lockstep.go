@@ -335,7 +335,7 @@ func (s *state) lockstepSpawn() bool {
 		}
 	}
 	var queued int64
-	for i := 0; i < s.ready.n && queued < n*k; i++ {
+	for i := 0; i < s.ready.entries.len() && queued < n*k; i++ {
 		ng := s.ready.at(i)
 		if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone {
 			break
