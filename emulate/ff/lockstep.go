@@ -234,18 +234,7 @@ func (s *state) lockstep() bool {
 		tm.info.advance(&tm.cur, n*k)
 		s.nChunk += int(n * k)
 	}
-	s.nLock += int(n * k)
-	lastReq := last + float64(n-1)*period
-	s.lock(shape.lockID).releaseAt = lastReq + hold
-	s.now = max(s.now, lastReq+tail)
-	// New events, sequence numbers in round order; then the heap.
-	for _, m := range members {
-		s.seq++
-		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
-	}
-	for i := len(s.h)/2 - 1; i >= 0; i-- {
-		s.h.down(i)
-	}
+	s.finishRounds(members, n, last, period, hold, tail, shape.lockID)
 	return true
 }
 
@@ -378,18 +367,7 @@ func (s *state) lockstepSpawn() bool {
 		top.node, top.run, top.i = last1.node, last1, last1.iL
 	}
 	tm.pending -= int(n * k)
-	s.nLock += int(n * k)
-	lastReq := last + float64(n-1)*period
-	s.lock(shape.lockID).releaseAt = lastReq + hold
-	s.end = max(s.end, lastReq+tail)
-	s.now = max(s.now, lastReq+tail)
-	for _, m := range members {
-		s.seq++
-		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
-	}
-	for i := len(s.h)/2 - 1; i >= 0; i-- {
-		s.h.down(i)
-	}
+	s.end = max(s.end, s.finishRounds(members, n, last, period, hold, tail, shape.lockID))
 	return true
 }
 
@@ -419,4 +397,24 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int) 
 		return first, last, false
 	}
 	return first, last, true
+}
+
+// finishRounds books n lockstep rounds of members (the last request of
+// the first round at last): the lock acquisitions, the lock's release
+// after the last round's request, the clock, and the members' new events,
+// sequenced in round order, in the heap. It returns when the last round
+// is done (its last request plus tail).
+func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tail float64, lockID int) float64 {
+	s.nLock += int(n * int64(len(members)))
+	lastReq := last + float64(n-1)*period
+	s.lock(lockID).releaseAt = lastReq + hold
+	s.now = max(s.now, lastReq+tail)
+	for _, m := range members {
+		s.seq++
+		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
+	}
+	for i := len(s.h)/2 - 1; i >= 0; i-- {
+		s.h.down(i)
+	}
+	return lastReq + tail
 }
