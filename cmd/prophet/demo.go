@@ -10,6 +10,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -86,31 +87,16 @@ func demo(e *env, name string, scale float64, dir string) error {
 		schedules: "static,static:1,dynamic:1,guided:1,spawn",
 		emulators: "ff", memory: "auto",
 	}
-	pl, err := pf.plan()
+	pl, preds, err := demoPredict(e, t, profile, pf)
 	if err != nil {
-		return err
-	}
-	preds, err := predictAll(e, t, profile, pl)
-	if err != nil {
-		return err
-	}
-	if err := preds.WriteTable(out); err != nil {
 		return err
 	}
 
 	fmt.Fprintf(out, "\n== 3. The synthesizer replays the tree with real goroutines on this machine (%d cores)\n", cores)
 	own := k.Schedule()
 	sf := predictFlags{threads: fmt.Sprintf("1-%d", min(cores, 1024)), schedules: own.String(), emulators: "ff,syn", memory: "auto"}
-	spl, err := sf.plan()
+	_, synPreds, err := demoPredict(e, t, profile, sf)
 	if err != nil {
-		return err
-	}
-	spl.machine, spl.machineAt = pl.machine, pl.machineAt
-	synPreds, err := predictAll(e, t, profile, spl)
-	if err != nil {
-		return err
-	}
-	if err := synPreds.WriteTable(out); err != nil {
 		return err
 	}
 
@@ -137,6 +123,19 @@ func demo(e *env, name string, scale float64, dir string) error {
 	fmt.Fprintf(out, "\nReport: %s (open it in a browser)\n", html)
 	fmt.Fprintf(out, "Next: annotate your own program (see README.md), then prophet run -o my.ppt -- go run ./myprog\n")
 	return nil
+}
+
+// demoPredict runs the predictions pf asks for and prints their table.
+func demoPredict(e *env, t *tree.Tree, profile string, pf predictFlags) (*plan, *report.Predictions, error) {
+	pl, err := pf.plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	preds, err := predictAll(e, t, profile, pl)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pl, preds, preds.WriteTable(e.stdout)
 }
 
 // measureReal returns the median real speedup of k's parallel version at
