@@ -92,6 +92,14 @@ type Node struct {
 	acc *counterAcc
 }
 
+// Shared reports whether n may have more than one parent: a node the
+// builder's dictionary sealed, or a node a profile file referenced more
+// than once. Code that copies or memoizes a tree by node can key on the
+// shared nodes only; a hand-built tree that puts one node under several
+// parents is still a valid tree, but such code treats each occurrence
+// as its own node.
+func (n *Node) Shared() bool { return n.id != 0 }
+
 // Reps returns Count, treating 0 (a hand-built node that left it unset) as 1.
 func (n *Node) Reps() int64 {
 	if n.Count < 1 {

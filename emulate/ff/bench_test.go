@@ -186,3 +186,27 @@ func BenchmarkLUPredictSerial(b *testing.B) {
 	}
 	b.ReportMetric((cpuSeconds()-cpu0)*1e3/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkCompile measures the compact copy a section gets before its
+// first emulation (an Emulator made by New then keeps it): the one-time
+// cost per section, to add to the first of a prediction's emulations.
+func BenchmarkCompile(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct {
+		name string
+		sec  *tree.Node
+	}{
+		{"locks", lockTree(1_000_000)},
+		{"nested", tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 1_000_000)))},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			nodes := expandedNodes(tc.sec)
+			for b.Loop() {
+				if _, err := compile(tc.sec); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(nodes*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
+}

@@ -64,10 +64,10 @@ const (
 type frame struct {
 	kind  frameKind
 	phase uint8
-	node  *tree.Node
+	node  *cnode
 	info  *secInfo
 	team  *team
-	sec   string // innermost section name, for spans
+	sec   *cnode // innermost section, for spans
 	// run is the run a fTask frame's task comes from, when a worker
 	// took it from a run table (nil otherwise).
 	run *taskRun
@@ -140,7 +140,7 @@ type team struct {
 	spawned int   // spawn: goroutines spawned
 	next    int64 // dynamic, guided: next task index
 	cur     cursor
-	name    string
+	sec     *cnode
 }
 
 // LockSpinNs is how long a goroutine waiting for a lock stays awake:
@@ -164,7 +164,6 @@ const StarvationNs = 1e6
 // handed the lock but has no core yet.
 type lockState struct {
 	idx       int32
-	id        int
 	releaseAt float64
 	waiters   deque
 	evPending bool
@@ -273,7 +272,7 @@ func (q *readyQueue) clear() {
 }
 
 // pushFresh queues n fresh goroutines of run r's task, members of tm.
-func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec string) {
+func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec *cnode) {
 	q := &s.ready
 	if last := q.entries.len() - 1; last >= 0 {
 		if b := q.at(last); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
@@ -322,11 +321,10 @@ type state struct {
 	waking int // core wake-ups in flight
 	wakes  int // core wake-ups with latency > 0 so far
 
-	locks    map[int]*lockState
-	lockList []*lockState
-	lastLock *lockState
-	gs       []*gor // every goroutine, by id
-	infos    map[*tree.Node]*secInfo
+	p        *prog
+	lockList []*lockState // by dense lock index
+	gs       []*gor       // every goroutine, by id
+	infos    map[*cnode]*secInfo
 	free     []*gor
 	teams    []*team // recycled teams
 
@@ -369,8 +367,8 @@ type state struct {
 // reset prepares s for a new emulation, keeping what it allocated
 // before (goroutines, frames, the heap, the tables); the section-info
 // cache is kept too (clear it between calls).
-func (s *state) reset(threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64) {
-	gs, free, h, idle, lockList := s.gs, s.free, s.h[:0], s.idle[:0], s.lockList[:0]
+func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64) {
+	gs, free, h, idle, lockList := s.gs, s.free, s.h[:0], s.idle[:0], s.lockList
 	if !s.clean || len(free) != len(gs) {
 		free = free[:0]
 		for _, g := range gs {
@@ -379,13 +377,19 @@ func (s *state) reset(threads int, sched par.Schedule, burden float64, ov machin
 			free = append(free, g)
 		}
 	}
-	locks, infos, coreSince := s.locks, s.infos, s.coreSince
-	if locks == nil {
-		locks = map[int]*lockState{}
+	// One lock state per lock id, reused.
+	for len(lockList) < len(p.lockIDs) {
+		lockList = append(lockList, &lockState{})
 	}
-	clear(locks)
+	lockList = lockList[:len(p.lockIDs)]
+	for i, lk := range lockList {
+		w := lk.waiters
+		clear(w.buf)
+		*lk = lockState{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
+	}
+	infos, coreSince := s.infos, s.coreSince
 	if infos == nil {
-		infos = map[*tree.Node]*secInfo{}
+		infos = map[*cnode]*secInfo{}
 	}
 	if cap(coreSince) < threads {
 		coreSince = make([]float64, threads)
@@ -395,14 +399,14 @@ func (s *state) reset(threads int, sched par.Schedule, burden float64, ov machin
 	ready.clear()
 	*s = state{
 		t: threads, sched: sched, burden: burden, ov: ov, wake: wake,
-		h: h, idle: idle, ready: ready, locks: locks, lockList: lockList,
+		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
 	}
 }
 
 // span appends a timeline span when recording.
-func (s *state) span(core int, start, end float64, kind, name, sec string) {
+func (s *state) span(core int, start, end float64, kind, name string, sec *cnode) {
 	if s.spans == nil || end <= start {
 		return
 	}
@@ -411,7 +415,7 @@ func (s *state) span(core int, start, end float64, kind, name, sec string) {
 	}
 	*s.spans = append(*s.spans, emulate.Span{
 		Thread: core, StartNs: s.offset + start, EndNs: s.offset + end,
-		Kind: kind, Name: name, Section: sec,
+		Kind: kind, Name: name, Section: s.p.name(sec),
 	})
 }
 
@@ -450,7 +454,7 @@ func (s *state) at(g *gor) bool {
 	return true
 }
 
-func (s *state) info(n *tree.Node, own *secInfo) *secInfo {
+func (s *state) info(n *cnode, own *secInfo) *secInfo {
 	if denseInfo(n, own) {
 		return own
 	}
@@ -462,40 +466,13 @@ func (s *state) info(n *tree.Node, own *secInfo) *secInfo {
 		in = s.infoFree[k-1]
 		s.infoFree = s.infoFree[:k-1]
 	}
-	in, err := buildInfo(n, in)
-	if err != nil {
-		if s.err == nil {
-			s.err = err
-		}
-		return nil
-	}
+	in = buildInfo(s.p, n, in)
 	s.infos[n] = in
 	return in
 }
 
-func (s *state) lock(id int) *lockState {
-	if s.lastLock != nil && s.lastLock.id == id {
-		return s.lastLock
-	}
-	lk, ok := s.locks[id]
-	if !ok {
-		// Reuse a lock of an earlier emulation if there is one.
-		n := len(s.lockList)
-		if n < cap(s.lockList) {
-			lk = s.lockList[:n+1][n]
-		}
-		if lk == nil {
-			lk = &lockState{}
-		}
-		w := lk.waiters
-		clear(w.buf)
-		*lk = lockState{id: id, idx: int32(n), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
-		s.locks[id] = lk
-		s.lockList = append(s.lockList, lk)
-	}
-	s.lastLock = lk
-	return lk
-}
+// lock returns the state of the lock of dense index i.
+func (s *state) lock(i int32) *lockState { return s.lockList[i] }
 
 func (s *state) newG() *gor {
 	if n := len(s.free); n > 0 {
@@ -517,7 +494,7 @@ func (s *state) freeG(g *gor) {
 // start puts g on core at the current time.
 func (s *state) start(g *gor, core int) {
 	if s.spans != nil && s.now > s.idleSince[core] {
-		s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", "")
+		s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
 	}
 	g.core = core
 	g.clock = s.now
@@ -570,7 +547,7 @@ func (s *state) pay(g *gor, f *frame, n *int, ns float64, what string) bool {
 	if !f.charged {
 		f.charged = true
 		*n++
-		s.overhead(g, ns, what, f.node.Name)
+		s.overhead(g, ns, what, f.node)
 	}
 	if !s.at(g) {
 		return false
@@ -627,9 +604,9 @@ func (s *state) makeReady(g *gor, fresh bool) {
 	s.wakes++
 	if s.spans != nil {
 		if s.now > s.idleSince[core] {
-			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", "")
+			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
 		}
-		s.span(core, s.now, s.now+s.wake, emulate.SpanOverhead, "wake", "")
+		s.span(core, s.now, s.now+s.wake, emulate.SpanOverhead, "wake", nil)
 		s.idleSince[core], s.idleKind[core] = s.now+s.wake, emulate.SpanIdle
 	}
 	s.push(event{t: s.now + s.wake, kind: evWake, core: int32(core)})
@@ -742,9 +719,9 @@ func (s *state) readyLate(g *gor, d float64) {
 	at := s.now + d
 	if s.spans != nil {
 		if s.now > s.idleSince[core] {
-			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", "")
+			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
 		}
-		s.span(core, s.now, at, emulate.SpanOverhead, "handoff", "")
+		s.span(core, s.now, at, emulate.SpanOverhead, "handoff", nil)
 		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
 	}
 	s.push(event{t: at, kind: evWake, core: int32(core)})
@@ -765,10 +742,10 @@ func (s *state) retry(g *gor) bool {
 	lk := g.lock
 	if lk.releaseAt <= s.now {
 		g.lock = nil
-		s.overhead(g, s.ov.LockNs, "lock", "")
+		s.overhead(g, s.ov.LockNs, "lock", nil)
 		st := g.clock
 		g.clock += g.lockL
-		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, "")
+		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
 		lk.releaseAt = g.clock
 		if lk.waiters.len() > 0 && !lk.evPending {
 			s.pushRelease(lk, lk.releaseAt)
@@ -835,7 +812,7 @@ func (s *state) run(g *gor) (float64, bool) {
 	switch g.resume {
 	case resJoin:
 		g.resume = resNone
-		s.overhead(g, s.ov.JoinNs, "join", "")
+		s.overhead(g, s.ov.JoinNs, "join", nil)
 	case resRetry:
 		g.resume = resNone
 		if !s.retry(g) {
@@ -850,10 +827,10 @@ func (s *state) run(g *gor) (float64, bool) {
 			// at once on the unlocker's core.
 			s.nHandoff++
 		}
-		s.overhead(g, s.ov.LockNs, "lock", "")
+		s.overhead(g, s.ov.LockNs, "lock", nil)
 		st := g.clock
 		g.clock += g.lockL
-		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, "")
+		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
 		lk.releaseAt = g.clock
 		if lk.waiters.len() > 0 && !lk.evPending {
 			s.pushRelease(lk, lk.releaseAt)
@@ -881,51 +858,41 @@ func (s *state) run(g *gor) (float64, bool) {
 				}
 			}
 			f.walked = false
-			if f.i >= len(f.node.Children) {
+			if f.i >= int(f.node.n) {
 				g.frames = g.frames[:top]
 				continue
 			}
-			c := f.node.Children[f.i]
-			if c == nil {
-				s.fail("task %q: nil child", f.node.Name)
-				continue
-			}
-			switch c.Kind {
+			c := &s.p.kids(f.node)[f.i]
+			switch c.kind {
 			case tree.KindU:
-				if c.Len < 0 {
-					s.fail("task %q: negative length %d", f.node.Name, c.Len)
-					continue
+				d := float64(c.len) * float64(c.count-f.rep) * s.burden
+				if s.spans != nil {
+					s.span(g.core, g.clock, g.clock+d, emulate.SpanTask, s.p.name(f.node), f.sec)
 				}
-				d := float64(c.Len) * float64(c.Reps()-f.rep) * s.burden
-				s.span(g.core, g.clock, g.clock+d, emulate.SpanTask, f.node.Name, f.sec)
 				g.clock += d
 				f.i++
 				f.rep = 0
 			case tree.KindL:
-				if c.Len < 0 {
-					s.fail("task %q: negative length %d", f.node.Name, c.Len)
-					continue
-				}
 				if !s.at(g) {
 					return g.clock, true
 				}
 				f.rep++
-				if f.rep >= c.Reps() {
+				if f.rep >= c.count {
 					f.i++
 					f.rep = 0
 				}
-				if !s.acquire(g, c, f.node.Name, f.sec) {
+				if !s.acquire(g, c, f.node, f.sec) {
 					return 0, false
 				}
 			case tree.KindSec:
 				f.rep++
-				if f.rep >= c.Reps() {
+				if f.rep >= c.count {
 					f.i++
 					f.rep = 0
 				}
-				g.frames = append(g.frames, frame{kind: fSec, node: c, sec: c.Name})
+				g.frames = append(g.frames, frame{kind: fSec, node: c, sec: c})
 			default:
-				s.fail("task %q holds a %s node", f.node.Name, c.Kind)
+				s.fail("task %q holds a %s node", s.p.name(f.node), c.kind)
 			}
 		case fSec, fWorker:
 			var st step
@@ -945,7 +912,7 @@ func (s *state) run(g *gor) (float64, bool) {
 	return 0, false
 }
 
-func (s *state) overhead(g *gor, d float64, name, sec string) {
+func (s *state) overhead(g *gor, d float64, name string, sec *cnode) {
 	if d <= 0 {
 		return
 	}
@@ -955,9 +922,9 @@ func (s *state) overhead(g *gor, d float64, name, sec string) {
 
 // acquire runs L node c for g at the current time (g.clock == s.now):
 // at once when the lock is free, else g queues and blocks (returns false).
-func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
-	lk := s.lock(c.Lock)
-	l := float64(c.Len) * s.burden
+func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
+	lk := s.lock(c.ref)
+	l := float64(c.len) * s.burden
 	s.nLock++
 	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
 		// The Unlock at lk.evAt, at this very time, wakes its waiter
@@ -971,7 +938,7 @@ func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
 		g.clock += l
 		lk.releaseAt = g.clock
 		if s.spans != nil {
-			s.span(g.core, st, g.clock, emulate.SpanLock, lockName(task, c.Lock), sec)
+			s.span(g.core, st, g.clock, emulate.SpanLock, s.lockName(task, c), sec)
 		}
 		if lk.waiters.len() > 0 && !lk.evPending {
 			s.pushRelease(lk, lk.releaseAt)
@@ -981,7 +948,7 @@ func (s *state) acquire(g *gor, c *tree.Node, task, sec string) bool {
 	lk.waiters.pushBack(g)
 	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
 	if s.spans != nil {
-		g.lockN = lockName(task, c.Lock)
+		g.lockN = s.lockName(task, c)
 	}
 	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
 		s.pushRelease(lk, max(lk.releaseAt, s.now))
@@ -1014,15 +981,12 @@ func (s *state) limit() float64 {
 // bad node).
 func (s *state) walk(g *gor, f *frame) step {
 	lim := s.limit()
-	ch := f.node.Children
+	ch := s.p.kids(f.node)
 	for f.i < len(ch) {
-		c := ch[f.i]
-		if c == nil || c.Len < 0 {
-			return stBlock
-		}
-		switch c.Kind {
+		c := &ch[f.i]
+		switch c.kind {
 		case tree.KindU:
-			g.clock += float64(c.Len) * float64(c.Reps()-f.rep) * s.burden
+			g.clock += float64(c.len) * float64(c.count-f.rep) * s.burden
 			f.i++
 			f.rep = 0
 		case tree.KindL:
@@ -1032,12 +996,12 @@ func (s *state) walk(g *gor, f *frame) step {
 				}
 				s.now = g.clock
 			}
-			lk := s.lock(c.Lock)
+			lk := s.lock(c.ref)
 			if lk.waiters.len() > 0 || lk.releaseAt > s.now {
 				return stBlock
 			}
 			f.rep++
-			if f.rep >= c.Reps() {
+			if f.rep >= c.count {
 				f.i++
 				f.rep = 0
 			}
@@ -1045,7 +1009,7 @@ func (s *state) walk(g *gor, f *frame) step {
 			if s.ov.LockNs > 0 {
 				g.clock += s.ov.LockNs
 			}
-			g.clock += float64(c.Len) * s.burden
+			g.clock += float64(c.len) * s.burden
 			lk.releaseAt = g.clock
 		default:
 			return stBlock
@@ -1269,17 +1233,20 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	return true
 }
 
-func lockName(task string, id int) string {
-	return task + " lock " + strconv.Itoa(id)
+// lockName names L node c of task for the timeline.
+func (s *state) lockName(task, c *cnode) string {
+	return s.p.name(task) + " lock " + strconv.Itoa(s.p.lockIDs[c.ref])
 }
 
 // serialU runs d ns of a section's own computation on g.
-func (s *state) serialU(g *gor, d float64, sec string) {
+func (s *state) serialU(g *gor, d float64, sec *cnode) {
 	d *= s.burden
 	if d <= 0 {
 		return
 	}
-	s.span(g.core, g.clock, g.clock+d, emulate.SpanSerial, sec, sec)
+	if s.spans != nil {
+		s.span(g.core, g.clock, g.clock+d, emulate.SpanSerial, s.p.name(sec), sec)
+	}
 	g.clock += d
 }
 
@@ -1291,17 +1258,14 @@ func (s *state) stepSec(g *gor, top int) step {
 	switch f.phase {
 	case phInit:
 		tm := s.newTeam()
-		tm.name = f.node.Name
+		tm.sec = f.node
 		tm.info = s.info(f.node, &tm.own)
-		if tm.info == nil {
-			return stBlock
-		}
 		f.info, f.team = tm.info, tm
 		if s.sched.Policy == par.Spawn {
 			f.phase = phSpawn
 			return stCont
 		}
-		s.serialU(g, f.info.leadU, f.node.Name)
+		s.serialU(g, f.info.leadU, f.node)
 		f.phase = phFork
 		return stCont
 	case phFork:
@@ -1317,7 +1281,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		for w := 1; w < k; w++ {
 			s.spawnG(s.workerFrame(tm, w), tm)
 		}
-		s.serialU(g, info.midU, f.node.Name)
+		s.serialU(g, info.midU, f.node)
 		f.phase = phJoin
 		if k > 0 {
 			g.frames = append(g.frames, s.workerFrame(tm, 0))
@@ -1325,7 +1289,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		return stCont
 	case phJoin:
 		tm := f.team
-		if f.node.Nowait || tm.k <= 1 && tm.spawned == 0 {
+		if f.node.nowait || tm.k <= 1 && tm.spawned == 0 {
 			f.phase = phDone
 			return stCont
 		}
@@ -1335,7 +1299,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		s.nJoin++
 		f.phase = phDone
 		if tm.pending == 0 {
-			s.overhead(g, s.ov.JoinNs, "join", f.node.Name)
+			s.overhead(g, s.ov.JoinNs, "join", f.node)
 			return stCont
 		}
 		tm.waiter = g
@@ -1343,7 +1307,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		s.leave(g, emulate.SpanIdle)
 		return stBlock
 	case phDone:
-		if tm := f.team; tm != nil && !f.node.Nowait {
+		if tm := f.team; tm != nil && !f.node.nowait {
 			// Every member has ended: the team can be reused.
 			f.team, f.info = nil, nil
 			*tm = team{}
@@ -1352,15 +1316,15 @@ func (s *state) stepSec(g *gor, top int) step {
 		g.frames = g.frames[:top]
 		return stCont
 	case phSpawn:
-		ch := f.node.Children
+		ch := s.p.kids(f.node)
 		if f.i >= len(ch) {
 			f.phase = phJoin
 			return stCont
 		}
-		c := ch[f.i]
-		switch c.Kind {
+		c := &ch[f.i]
+		switch c.kind {
 		case tree.KindU:
-			s.serialU(g, float64(c.Len)*float64(c.Reps()-f.rep), f.node.Name)
+			s.serialU(g, float64(c.len)*float64(c.count-f.rep), f.node)
 			f.i++
 			f.rep = 0
 		case tree.KindTask:
@@ -1384,20 +1348,20 @@ func (s *state) stepSec(g *gor, top int) step {
 				}
 				tm.spawned++
 				f.rep++
-				last := f.rep >= c.Reps()
+				last := f.rep >= c.count
 				if last {
 					f.i++
 					f.rep = 0
 					f.w++
 				}
 				// spawnG touches other goroutines only: f stays valid.
-				s.spawnG(frame{kind: fTask, node: c, sec: tm.name, run: run}, tm)
+				s.spawnG(frame{kind: fTask, node: c, sec: tm.sec, run: run}, tm)
 				if last {
 					break
 				}
 			}
 		default:
-			s.fail("section %q holds a %s node", f.node.Name, c.Kind)
+			s.fail("section %q holds a %s node", s.p.name(f.node), c.kind)
 			return stBlock
 		}
 		return stCont
@@ -1417,7 +1381,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 	if s.stepwise || s.spans != nil || len(s.idle) > 0 {
 		return false
 	}
-	m := f.node.Children[f.i].Reps() - f.rep
+	m := s.p.kids(f.node)[f.i].count - f.rep
 	spawnNs := 0.0
 	if s.ov.SpawnNs > 0 {
 		spawnNs = s.ov.SpawnNs
@@ -1454,12 +1418,12 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 	tm.spawned += int(j)
 	tm.pending += int(j)
 	f.rep += j
-	if f.rep >= f.node.Children[f.i].Reps() {
+	if f.rep >= s.p.kids(f.node)[f.i].count {
 		f.i++
 		f.rep = 0
 		f.w++
 	}
-	s.pushFresh(j, r, tm, tm.name)
+	s.pushFresh(j, r, tm, tm.sec)
 	return true
 }
 
@@ -1474,7 +1438,7 @@ func (s *state) newTeam() *team {
 
 // workerFrame is the frame of worker w of tm.
 func (s *state) workerFrame(tm *team, w int) frame {
-	f := frame{kind: fWorker, team: tm, info: tm.info, w: w, sec: tm.name}
+	f := frame{kind: fWorker, team: tm, info: tm.info, w: w, sec: tm.sec}
 	n := tm.info.n
 	switch s.sched.Policy {
 	case par.Static:
@@ -1560,7 +1524,7 @@ func (s *state) stepWorker(g *gor, top int) step {
 	}
 	if info.dense {
 		for f.left > 0 {
-			tf := frame{kind: fTask, node: info.node.Children[f.cur.run], sec: f.sec}
+			tf := frame{kind: fTask, node: &s.p.nodes[info.node.first+int32(f.cur.run)], sec: f.sec}
 			f.left--
 			f.cur.run++
 			if done, st := s.walkNew(g, &tf); !done {
@@ -1575,7 +1539,7 @@ func (s *state) stepWorker(g *gor, top int) step {
 		m := min(f.left, r.count-f.cur.off)
 		d := float64(m) * r.work * s.burden
 		if s.spans != nil {
-			name := r.node.Name
+			name := s.p.name(r.node)
 			if m > 1 {
 				name += " ×" + strconv.FormatInt(m, 10)
 			}

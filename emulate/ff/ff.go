@@ -21,9 +21,11 @@ const MaxThreads = 1 << 16
 const DefaultWakeSamples = 5
 
 // Emulator is the fast-forward emulator. The zero value is ready to use;
-// New returns one with the defaults spelled out. An Emulator holds no
-// state between calls and is safe for concurrent use as long as Timeline
-// is nil.
+// New returns one with the defaults spelled out, which also reuses its
+// working memory and remembers the compact copy of every section it
+// emulates (see the package documentation): a tree must not be modified
+// after an Emulator made by New has emulated it (use a new Emulator).
+// An Emulator is safe for concurrent use as long as Timeline is nil.
 type Emulator struct {
 	// WakeSamples is how many wake-up latencies (quantiles of the
 	// latency distribution, see the package documentation) each section
@@ -40,6 +42,9 @@ type Emulator struct {
 
 	// pool recycles emulation states between calls (nil: no reuse).
 	pool *sync.Pool
+	// progs remembers the compact copies of the sections emulated,
+	// shared with clones (nil: no reuse).
+	progs *progCache
 	// exactWake turns off the rounding of wake-up latencies, stepwise
 	// the engine's shortcuts and the sharing of inert wake-up samples
 	// (for tests).
@@ -49,7 +54,7 @@ type Emulator struct {
 // New returns an Emulator with the default settings, which reuses its
 // working memory from one call to the next.
 func New() *Emulator {
-	return &Emulator{WakeSamples: DefaultWakeSamples, pool: &sync.Pool{New: func() any { return &state{} }}}
+	return &Emulator{WakeSamples: DefaultWakeSamples, pool: &sync.Pool{New: func() any { return &state{} }}, progs: &progCache{}}
 }
 
 // Name returns "ff".
@@ -135,11 +140,11 @@ type sectionRun struct {
 
 // emulateOnce emulates one run of sec with wake-up latency wake, reusing
 // s (nil: a new state).
-func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64, spans *[]emulate.Span, maxSpans int, offset float64) (sectionRun, error) {
+func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64, spans *[]emulate.Span, maxSpans int, offset float64) (sectionRun, error) {
 	if s == nil {
 		s = &state{}
 	}
-	s.reset(threads, sched, burden, ov, wake)
+	s.reset(p, threads, sched, burden, ov, wake)
 	if spans != nil {
 		s.spans, s.maxSpans, s.offset = spans, maxSpans, offset
 		s.idleSince = make([]float64, threads)
@@ -152,7 +157,7 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 		s.idle = append(s.idle, c)
 	}
 	g0 := s.newG()
-	g0.frames = append(g0.frames, frame{kind: fSec, node: sec, sec: sec.Name})
+	g0.frames = append(g0.frames, frame{kind: fSec, node: p.root(), sec: p.root()})
 	s.start(g0, 0)
 	for len(s.h) > 0 && s.err == nil {
 		ev := s.h[0]
@@ -195,13 +200,13 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 		return sectionRun{}, s.err
 	}
 	if s.ready.len() > 0 || len(s.idle) != threads {
-		return sectionRun{}, fmt.Errorf("section %q: emulation stalled with goroutines left waiting (internal error)", sec.Name)
+		return sectionRun{}, fmt.Errorf("section %q: emulation stalled with goroutines left waiting (internal error)", p.name(p.root()))
 	}
 	s.clean = true
 	if spans != nil {
 		for c := 0; c < threads; c++ {
 			if s.end > s.idleSince[c] {
-				s.span(c, s.idleSince[c], s.end, s.idleKind[c], "", "")
+				s.span(c, s.idleSince[c], s.end, s.idleKind[c], "", nil)
 			}
 		}
 	}
@@ -213,12 +218,6 @@ func emulateOnce(s *state, sec *tree.Node, threads int, sched par.Schedule, burd
 
 // section emulates sec with every wake-up latency sample and averages.
 func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options, spans *[]emulate.Span, offset float64) (sectionRun, error) {
-	if sec == nil {
-		return sectionRun{}, fmt.Errorf("nil section")
-	}
-	if sec.Kind != tree.KindSec {
-		return sectionRun{}, fmt.Errorf("%q: expected a Sec node, found a %s node", sec.Name, sec.Kind)
-	}
 	if threads < 1 || threads > MaxThreads {
 		return sectionRun{}, fmt.Errorf("thread count %d: must be between 1 and %d", threads, MaxThreads)
 	}
@@ -227,6 +226,10 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	if !(burden > 0) || math.IsInf(burden, 0) {
 		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
+	}
+	p, err := e.progs.get(sec)
+	if err != nil {
+		return sectionRun{}, err
 	}
 	lat := wakeLatencies(opt.Overheads, e.WakeSamples)
 	if e.exactWake {
@@ -248,7 +251,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	clear(s.infos)
 	s.stepwise = e.stepwise
-	first, err := emulateOnce(s, sec, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
+	first, err := emulateOnce(s, p, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
 	if err != nil || first.wakes == 0 || len(lat) == 1 {
 		return first, err
 	}
@@ -266,7 +269,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 		}
 		r := known
 		if !haveKnown {
-			r, err = emulateOnce(s, sec, threads, sched, burden, opt.Overheads, w, nil, 0, 0)
+			r, err = emulateOnce(s, p, threads, sched, burden, opt.Overheads, w, nil, 0, 0)
 			if err != nil {
 				return sectionRun{}, err
 			}

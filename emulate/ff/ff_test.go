@@ -512,7 +512,7 @@ func TestOverheadsCharged(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, tc.sec, tc.threads, sched(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, sched(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -722,4 +722,14 @@ func TestReuseIsDeterministic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustCompile returns sec's compact copy.
+func mustCompile(t testing.TB, sec *tree.Node) *prog {
+	t.Helper()
+	p, err := compile(sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

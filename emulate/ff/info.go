@@ -1,7 +1,6 @@
 package ff
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/parallel-prophet/prophet/tree"
@@ -10,7 +9,7 @@ import (
 // taskRun is one run of identical tasks of a section: count consecutive
 // expanded tasks starting at expanded index start.
 type taskRun struct {
-	node  *tree.Node
+	node  *cnode
 	count int64
 	start int64
 	// pure is true when the task holds only U nodes: it interacts with
@@ -24,7 +23,7 @@ type taskRun struct {
 	// state.batch).
 	oneL              bool
 	preL, lenL, postL int64
-	lockID            int
+	lockID            int32 // the dense lock index
 	// iL is the index of the L node among the task's children.
 	iL int
 }
@@ -36,7 +35,7 @@ type taskRun struct {
 // i. Its secInfo lives in the section's team and is not cached.
 type secInfo struct {
 	dense bool
-	node  *tree.Node
+	node  *cnode
 	runs  []taskRun
 	// n is the number of expanded tasks.
 	n int64
@@ -46,59 +45,40 @@ type secInfo struct {
 	leadU, midU float64
 }
 
-// buildInfo checks sec's shape and precomputes its task runs into info
-// (nil: a new one), reusing info's memory.
-func buildInfo(sec *tree.Node, info *secInfo) (*secInfo, error) {
-	if sec.Kind != tree.KindSec {
-		return nil, fmt.Errorf("expected a section, found a %s node", sec.Kind)
-	}
+// buildInfo precomputes the task runs of section sec of p into info
+// (nil: a new one), reusing info's memory. compile checked the shape.
+func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 	if info == nil {
 		info = &secInfo{}
 	}
-	*info = secInfo{runs: info.runs[:0]}
-	for _, c := range sec.Children {
-		if c == nil {
-			return nil, fmt.Errorf("section %q: nil child", sec.Name)
-		}
-		switch c.Kind {
+	*info = secInfo{node: sec, runs: info.runs[:0]}
+	for i := range p.kids(sec) {
+		c := &p.kids(sec)[i]
+		switch c.kind {
 		case tree.KindU:
-			w := float64(c.Len) * float64(c.Reps())
+			w := float64(c.len) * float64(c.count)
 			if info.n == 0 {
 				info.leadU += w
 			} else {
 				info.midU += w
 			}
 		case tree.KindTask:
-			r := taskRun{node: c, count: c.Reps(), start: info.n, pure: true}
-			for _, x := range c.Children {
-				if x == nil {
-					return nil, fmt.Errorf("task %q: nil child", c.Name)
-				}
-				switch x.Kind {
-				case tree.KindU:
-				case tree.KindL:
+			r := taskRun{node: c, count: c.count, start: info.n, pure: true}
+			for j := range p.kids(c) {
+				x := &p.kids(c)[j]
+				if x.kind != tree.KindU {
 					r.pure = false
-				case tree.KindSec:
-					r.pure = false
-					// Its shape is checked when it runs.
-				default:
-					return nil, fmt.Errorf("task %q holds a %s node; tasks hold U, L and Sec nodes", c.Name, x.Kind)
 				}
-				if x.Kind.IsLeaf() {
-					if x.Len < 0 {
-						return nil, fmt.Errorf("task %q: negative length %d", c.Name, x.Len)
-					}
-					r.work += float64(x.Len) * float64(x.Reps())
+				if x.kind == tree.KindU || x.kind == tree.KindL {
+					r.work += float64(x.len) * float64(x.count)
 				}
 			}
-			r.shapeOneL()
+			r.shapeOneL(p)
 			info.runs = append(info.runs, r)
 			info.n += r.count
-		default:
-			return nil, fmt.Errorf("section %q holds a %s node; sections hold tasks and U nodes", sec.Name, c.Kind)
 		}
 	}
-	return info, nil
+	return info
 }
 
 // cursor is a position among a section's expanded tasks: task off of
@@ -109,16 +89,11 @@ type cursor struct {
 }
 
 // denseInfo fills info and reports true when sec is dense.
-func denseInfo(sec *tree.Node, info *secInfo) bool {
-	if sec.Kind != tree.KindSec {
+func denseInfo(sec *cnode, info *secInfo) bool {
+	if !sec.dense {
 		return false
 	}
-	for _, c := range sec.Children {
-		if c == nil || c.Kind != tree.KindTask || c.Count > 1 {
-			return false
-		}
-	}
-	*info = secInfo{dense: true, node: sec, n: int64(len(sec.Children))}
+	*info = secInfo{dense: true, node: sec, n: int64(sec.n)}
 	return true
 }
 
@@ -146,28 +121,29 @@ func (info *secInfo) advance(c *cursor, m int64) {
 
 // shapeOneL sets r.oneL and its lengths when r's task is U nodes, one L
 // node and U nodes, with sums small enough to stay exact.
-func (r *taskRun) shapeOneL() {
+func (r *taskRun) shapeOneL(p *prog) {
 	r.oneL = false
 	nL := 0
 	var pre, post, l int64
-	for i, x := range r.node.Children {
-		if x.Len < 0 || x.Len >= maxExact || x.Reps() >= 1<<20 {
+	for i := range p.kids(r.node) {
+		x := &p.kids(r.node)[i]
+		if x.len < 0 || x.len >= maxExact || x.count >= 1<<20 {
 			return
 		}
-		switch x.Kind {
+		switch x.kind {
 		case tree.KindU:
 			if nL == 0 {
-				pre += x.Len * x.Reps()
+				pre += x.len * x.count
 			} else {
-				post += x.Len * x.Reps()
+				post += x.len * x.count
 			}
 		case tree.KindL:
-			if nL > 0 || x.Reps() != 1 {
+			if nL > 0 || x.count != 1 {
 				return
 			}
 			nL++
-			l = x.Len
-			r.lockID, r.iL = x.Lock, i
+			l = x.len
+			r.lockID, r.iL = x.ref, i
 		default:
 			return
 		}

@@ -376,7 +376,7 @@ func (s *state) lockstepSpawn() bool {
 // lockID held for hold each: the requests of one round are at least hold
 // apart and fit in the period, and nobody holds or waits for the lock
 // before the first one. It returns the first and last request times.
-func (s *state) roundOrder(members []stepper, period, hold float64, lockID int) (first, last float64, ok bool) {
+func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32) (first, last float64, ok bool) {
 	slices.SortFunc(members, func(a, b stepper) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
@@ -404,7 +404,7 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int) 
 // after the last round's request, the clock, and the members' new events,
 // sequenced in round order, in the heap. It returns when the last round
 // is done (its last request plus tail).
-func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tail float64, lockID int) float64 {
+func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tail float64, lockID int32) float64 {
 	s.nLock += int(n * int64(len(members)))
 	lastReq := last + float64(n-1)*period
 	s.lock(lockID).releaseAt = lastReq + hold

@@ -60,7 +60,7 @@ func TestMutexModel(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, tc.sec, 2, sched(t, "static"), 1, tc.ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, sched(t, "static"), 1, tc.ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
