@@ -59,15 +59,23 @@ func (p *prog) name(n *cnode) string {
 
 // compiler builds a prog.
 type compiler struct {
-	p      *prog
-	shared map[*tree.Node]cnode
-	locks  map[int]int32
+	p *prog
+	// shared holds the header of every shared node placed so far;
+	// expanded the shared nodes whose subtrees are done.
+	shared   map[*tree.Node]cnode
+	expanded map[*tree.Node]bool
+	locks    map[int]int32
 }
 
 // compile checks the shape of top-level section sec (sections hold
 // tasks and U nodes, tasks hold U, L and Sec nodes, no nil child, no
 // negative length) and returns its compact copy. Nodes the tree shares
 // (tree.Node.Shared) are copied once.
+//
+// The layout is for the emulator's order of visits: a node's children
+// block is followed by its inner children's blocks, then by their
+// subtrees, so a section's tasks and the children of each lie together
+// (a team's workers walk them at about the same time).
 func compile(sec *tree.Node) (*prog, error) {
 	if sec == nil {
 		return nil, fmt.Errorf("nil section")
@@ -75,64 +83,91 @@ func compile(sec *tree.Node) (*prog, error) {
 	if sec.Kind != tree.KindSec {
 		return nil, fmt.Errorf("%q: expected a Sec node, found a %s node", sec.Name, sec.Kind)
 	}
-	c := compiler{p: &prog{nodes: make([]cnode, 1, 1+len(sec.Children))}, shared: map[*tree.Node]cnode{}, locks: map[int]int32{}}
-	root, err := c.inner(sec)
-	if err != nil {
+	c := compiler{p: &prog{nodes: make([]cnode, 1, 1+len(sec.Children))},
+		shared: map[*tree.Node]cnode{}, expanded: map[*tree.Node]bool{}, locks: map[int]int32{}}
+	if err := c.place(sec, 0); err != nil {
 		return nil, err
 	}
-	c.p.nodes[0] = root
+	if err := c.expand(sec, 0); err != nil {
+		return nil, err
+	}
 	return c.p, nil
 }
 
-// inner copies Sec or Task node n and its subtree.
-func (c *compiler) inner(n *tree.Node) (cnode, error) {
+// place sets nodes[at] to the header of Sec or Task node n and gives n
+// its children block, with its leaf children in it and its inner
+// children's places (filled by expand). A shared node placed before
+// gets the same header and block.
+func (c *compiler) place(n *tree.Node, at int) error {
 	if n.Shared() {
-		if cn, ok := c.shared[n]; ok {
-			return cn, nil
+		if h, ok := c.shared[n]; ok {
+			c.p.nodes[at] = h
+			return nil
 		}
 	}
 	p := c.p
 	if len(p.nodes)+len(n.Children) > math.MaxInt32 || len(p.src) >= math.MaxInt32 {
-		return cnode{}, fmt.Errorf("section too large to emulate (more than %d nodes)", math.MaxInt32)
+		return fmt.Errorf("section too large to emulate (more than %d nodes)", math.MaxInt32)
 	}
-	cn := cnode{kind: n.Kind, nowait: n.Nowait, ref: int32(len(p.src)), count: n.Reps(),
-		first: int32(len(p.nodes)), n: int32(len(n.Children))}
+	h := cnode{kind: n.Kind, nowait: n.Nowait, ref: int32(len(p.src)), count: n.Reps(),
+		first: int32(len(p.nodes)), n: int32(len(n.Children)), dense: n.Kind == tree.KindSec}
 	p.src = grow(p.src, 1)
 	p.src[len(p.src)-1] = n
 	p.nodes = grow(p.nodes, len(n.Children))
-	cn.dense = n.Kind == tree.KindSec
 	for i, ch := range n.Children {
 		if ch == nil {
-			return cnode{}, fmt.Errorf("%s %q: nil child", kindWord(n.Kind), n.Name)
+			return fmt.Errorf("%s %q: nil child", kindWord(n.Kind), n.Name)
 		}
 		if err := checkChild(n, ch); err != nil {
-			return cnode{}, err
+			return err
 		}
 		if ch.Kind != tree.KindTask || ch.Count > 1 {
-			cn.dense = false
+			h.dense = false
 		}
-		var k cnode
-		switch ch.Kind {
-		case tree.KindU, tree.KindL:
+		if ch.Kind == tree.KindU || ch.Kind == tree.KindL {
 			if ch.Len < 0 {
-				return cnode{}, fmt.Errorf("%s %q: negative length %d", kindWord(n.Kind), n.Name, ch.Len)
+				return fmt.Errorf("%s %q: negative length %d", kindWord(n.Kind), n.Name, ch.Len)
 			}
-			k = cnode{kind: ch.Kind, len: ch.Len, count: ch.Reps()}
+			k := cnode{kind: ch.Kind, len: ch.Len, count: ch.Reps()}
 			if ch.Kind == tree.KindL {
 				k.ref = c.lock(ch.Lock)
 			}
-		default:
-			var err error
-			if k, err = c.inner(ch); err != nil {
-				return cnode{}, err
+			p.nodes[int(h.first)+i] = k
+		}
+	}
+	p.nodes[at] = h
+	if n.Shared() {
+		c.shared[n] = h
+	}
+	return nil
+}
+
+// expand places the inner children of n (placed at at), then expands
+// each of them.
+func (c *compiler) expand(n *tree.Node, at int) error {
+	first := int(c.p.nodes[at].first)
+	for i, ch := range n.Children {
+		if !ch.Kind.IsLeaf() {
+			if err := c.place(ch, first+i); err != nil {
+				return err
 			}
 		}
-		p.nodes[int(cn.first)+i] = k
 	}
-	if n.Shared() {
-		c.shared[n] = cn
+	for i, ch := range n.Children {
+		if ch.Kind.IsLeaf() {
+			continue
+		}
+		if ch.Shared() {
+			if c.expanded[ch] {
+				continue
+			}
+			c.expanded[ch] = true
+		}
+		if err := c.expand(ch, first+i); err != nil {
+			return err
+		}
 	}
-	return cn, nil
+	return nil
 }
 
 // grow extends s by k zero elements, doubling its capacity when it must
