@@ -134,6 +134,8 @@ type sectionRun struct {
 	// goroutine ready does; a pending wake-up that fires into an empty
 	// queue changes nothing but the order of equal-time look-ups).
 	inert bool
+	// runs is the number of emulations behind the numbers.
+	runs int
 	// Charged overheads, counted.
 	nFork, nJoin, nChunk, nSpawn, nLock, nHandoff int
 }
@@ -252,6 +254,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	clear(s.infos)
 	s.stepwise = e.stepwise
 	first, err := emulateOnce(s, p, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
+	first.runs = 1
 	if err != nil || first.wakes == 0 || len(lat) == 1 {
 		return first, err
 	}
@@ -273,6 +276,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 			if err != nil {
 				return sectionRun{}, err
 			}
+			sum.runs++
 			if r.inert && !e.stepwise {
 				known, haveKnown = r, true
 			}
