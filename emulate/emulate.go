@@ -91,6 +91,16 @@ type SectionEmulator interface {
 	Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt Options) (Section, error)
 }
 
+// Batcher is a SectionEmulator that predicts several top-level sections
+// in one call: Predict passes it all of a tree's sections (burdens[i] is
+// secs[i]'s burden factor) and expects one Section per section, in
+// order, as Section would return them. The synthesizer implements it to
+// interleave the replays of the sections.
+type Batcher interface {
+	SectionEmulator
+	Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens []float64, opt Options) ([]Section, error)
+}
+
 // Predict combines per-section predictions into an overall speedup with
 // the paper's formula: serial time over the sum of top-level U lengths
 // plus each top-level section's predicted parallel time.
@@ -102,6 +112,27 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 		return Result{}, fmt.Errorf("empty program tree")
 	}
 	res := Result{Emulator: e.Name(), Schedule: sched, Threads: threads}
+	// A Batcher predicts every section first, in one call.
+	var batched []Section
+	if b, ok := e.(Batcher); ok {
+		var secs []*tree.Node
+		var burdens []float64
+		for _, n := range t.Root.Children {
+			if n.Kind == tree.KindSec {
+				secs = append(secs, n)
+				burdens = append(burdens, opt.BurdenOf(n, threads))
+			}
+		}
+		if len(secs) > 0 {
+			var err error
+			if batched, err = b.Sections(secs, threads, sched, burdens, opt); err != nil {
+				return Result{}, err
+			}
+			if len(batched) != len(secs) {
+				return Result{}, fmt.Errorf("%s predicted %d sections of %d", e.Name(), len(batched), len(secs))
+			}
+		}
+	}
 	for _, n := range t.Root.Children {
 		reps := float64(n.Reps())
 		switch n.Kind {
@@ -111,9 +142,14 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 			res.ParallelNs += w
 		case tree.KindSec:
 			b := opt.BurdenOf(n, threads)
-			s, err := e.Section(n, threads, sched, b, opt)
-			if err != nil {
-				return Result{}, fmt.Errorf("section %q: %w", n.Name, err)
+			var s Section
+			if batched != nil {
+				s, batched = batched[0], batched[1:]
+			} else {
+				var err error
+				if s, err = e.Section(n, threads, sched, b, opt); err != nil {
+					return Result{}, fmt.Errorf("section %q: %w", n.Name, err)
+				}
 			}
 			serial := float64(tree.Work(n)) // Work counts n.Count runs
 			s.Name, s.Count, s.Burden = n.Name, n.Reps(), b

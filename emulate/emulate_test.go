@@ -46,6 +46,48 @@ func TestPredictFormula(t *testing.T) {
 	}
 }
 
+// batching is ideal as a Batcher that records its calls.
+type batching struct {
+	ideal
+	calls *[]int
+}
+
+func (b batching) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens []float64, opt Options) ([]Section, error) {
+	*b.calls = append(*b.calls, len(secs))
+	out := make([]Section, len(secs))
+	for i, sec := range secs {
+		s, err := b.Section(sec, threads, sched, burdens[i], opt)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func TestPredictBatcher(t *testing.T) {
+	// The same tree as TestPredictFormula with a second section: the
+	// batcher gets both sections in one call, and the answer is the
+	// same as one section at a time.
+	tr := tree.New(tree.U(10), tree.Run(3, tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10))))), tree.U(20),
+		tree.Sec("u", tree.Run(2, tree.Task("t", tree.U(8)))))
+	var calls []int
+	got, err := Predict(batching{calls: &calls}, tr, 4, par.Schedule{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Predict(ideal{}, tr, 4, par.Schedule{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0] != 2 {
+		t.Errorf("Sections calls %v, want one with 2 sections", calls)
+	}
+	if got.ParallelNs != want.ParallelNs || got.Speedup != want.Speedup || len(got.Sections) != 2 || got.Sections[1].Name != "u" {
+		t.Errorf("batched %+v, want %+v", got, want)
+	}
+}
+
 func TestPredictBurden(t *testing.T) {
 	tr := tree.New(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))))
 	opt := Options{Burden: func(sec *tree.Node, threads int) float64 { return 1 + 0.5*float64(threads-1) }}

@@ -29,7 +29,11 @@
 // a nested team's cost is added to the worker that entered it. The
 // Emulator warms up once, measures Options.Repeats times and reports the
 // chosen statistic (median by default) with the relative spread
-// IQR/median.
+// IQR/median. Through emulate.Predict (Emulator.Sections) the replays of
+// a program's sections go in rounds, every section once per round in
+// program order, so that a burst of other load on the machine slows one
+// replay of many sections (which the statistic discards) rather than
+// every replay of one section (which it cannot).
 //
 // It also records the busy time (time inside spin delays, summed over all
 // goroutines) of each replay: emulate.Section.BusyNs is that busy time

@@ -131,31 +131,61 @@ func (e *Emulator) walkCost(opt emulate.Options) machine.Walk {
 // replay and restores it before returning. The walking costs subtracted
 // are opt.Walk, or measured with MeasureWalk when opt.Walk is zero.
 func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
+	out, err := e.Sections([]*tree.Node{sec}, threads, sched, []float64{burden}, opt)
+	if err != nil {
+		return emulate.Section{}, err
+	}
+	return out[0], nil
+}
+
+var _ emulate.Batcher = (*Emulator)(nil)
+
+// Sections is Section for several sections at once (emulate.Predict
+// passes all the top-level sections of a tree, burdens[i] for secs[i]).
+// The replays go in rounds, each replaying every section once in order:
+// one untimed round, then Options.Repeats timed ones. A burst of other
+// load on the machine then slows one replay of many sections, which the
+// statistic discards, rather than every replay of one section, which it
+// cannot; and, as in the real program, each section starts on threads
+// that have just run the one before.
+func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens []float64, opt emulate.Options) ([]emulate.Section, error) {
 	if threads < 1 {
-		return emulate.Section{}, fmt.Errorf("thread count %d: must be at least 1", threads)
+		return nil, fmt.Errorf("thread count %d: must be at least 1", threads)
 	}
 	if threads > e.opt.MaxThreads {
-		return emulate.Section{}, &TooManyThreadsError{Max: e.opt.MaxThreads, Asked: threads}
+		return nil, &TooManyThreadsError{Max: e.opt.MaxThreads, Asked: threads}
 	}
-	if sec == nil {
-		return emulate.Section{}, fmt.Errorf("no section to replay")
+	if len(burdens) != len(secs) {
+		return nil, fmt.Errorf("%d burden factors for %d sections", len(burdens), len(secs))
 	}
-	plan, err := compile(sec, burden)
-	if err != nil {
-		return emulate.Section{}, fmt.Errorf("preparing the replay: %w", err)
+	plans := make([]*secPlan, len(secs))
+	for i, sec := range secs {
+		if sec == nil {
+			return nil, fmt.Errorf("no section to replay")
+		}
+		plan, err := compile(sec, burdens[i])
+		if err != nil {
+			return nil, fmt.Errorf("section %q: preparing the replay: %w", sec.Name, err)
+		}
+		plans[i] = plan
 	}
 	walk := e.walkCost(opt)
-	m := e.measure(plan, threads, sched, walk)
-	return emulate.Section{
-		Name:       sec.Name,
-		Count:      sec.Reps(),
-		SerialNs:   float64(plan.work) / burden,
-		ParallelNs: m.parallel,
-		Burden:     burden,
-		BusyNs:     m.busy,
-		IdleNs:     max(0, float64(threads)*m.parallel-m.busy),
-		Spread:     m.spread,
-	}, nil
+	ms := e.measure(plans, threads, sched, walk)
+	out := make([]emulate.Section, len(secs))
+	for i, sec := range secs {
+		m := ms[i]
+		out[i] = emulate.Section{
+			Name:       sec.Name,
+			Count:      sec.Reps(),
+			SerialNs:   float64(plans[i].work) / burdens[i],
+			ParallelNs: m.parallel,
+			Burden:     burdens[i],
+			BusyNs:     m.busy,
+			IdleNs:     max(0, float64(threads)*m.parallel-m.busy),
+			Spread:     m.spread,
+		}
+	}
+	return out, nil
 }
 
 // measurement is the outcome of the repeated replays of one section.
@@ -167,39 +197,50 @@ type measurement struct {
 	samples   []float64
 }
 
-// measure replays plan once untimed and e.opt.Repeats times timed.
-func (e *Emulator) measure(plan *secPlan, threads int, sched par.Schedule, walk machine.Walk) measurement {
+// measure replays every plan once untimed, then e.opt.Repeats rounds of
+// timed replays of each plan in turn (see Sections); a plan whose timed
+// replays have taken e.opt.Budget sits out the remaining rounds.
+func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	prev := runtime.GOMAXPROCS(threads)
 	defer runtime.GOMAXPROCS(prev)
 
 	r := &replayer{sched: sched, threads: threads, walk: walk}
-	var warm acct
-	r.sec(plan, &warm)
+	for _, plan := range plans {
+		var warm acct
+		r.sec(plan, &warm)
+	}
 
-	nets := make([]float64, 0, e.opt.Repeats)
-	busys := make([]float64, 0, e.opt.Repeats)
-	var spent int64
+	nets := make([][]float64, len(plans))
+	busys := make([][]float64, len(plans))
+	spent := make([]int64, len(plans))
 	for range e.opt.Repeats {
-		var a acct
-		start := clock.Now()
-		r.sec(plan, &a)
-		wall := clock.Now() - start
-		nets = append(nets, float64(wall)-a.walk)
-		busys = append(busys, float64(a.busy))
-		spent += wall
-		if e.opt.Budget > 0 && spent >= e.opt.Budget.Nanoseconds() {
-			break
+		for i, plan := range plans {
+			if len(nets[i]) > 0 && e.opt.Budget > 0 && spent[i] >= e.opt.Budget.Nanoseconds() {
+				continue
+			}
+			var a acct
+			start := clock.Now()
+			r.sec(plan, &a)
+			wall := clock.Now() - start
+			nets[i] = append(nets[i], float64(wall)-a.walk)
+			busys[i] = append(busys[i], float64(a.busy))
+			spent[i] += wall
 		}
 	}
-	m := summarize(nets, busys, e.opt.Statistic)
-	// The parallel time can never be below the work divided among the
-	// threads; the walking cost of a tiny section could otherwise be
-	// over-subtracted into a too short or negative time.
-	m.unclamped = m.parallel
-	m.parallel = max(m.parallel, float64(plan.work)/float64(threads))
-	return m
+	out := make([]measurement, len(plans))
+	for i, plan := range plans {
+		m := summarize(nets[i], busys[i], e.opt.Statistic)
+		// The parallel time can never be below the work divided among
+		// the threads; the walking cost of a tiny section could
+		// otherwise be over-subtracted into a too short or negative
+		// time.
+		m.unclamped = m.parallel
+		m.parallel = max(m.parallel, float64(plan.work)/float64(threads))
+		out[i] = m
+	}
+	return out
 }
 
 // summarize reduces repeated net times and busy times.

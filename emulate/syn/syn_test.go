@@ -240,9 +240,34 @@ func TestBudgetStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := e.measure(plan, 1, par.Schedule{Policy: par.Static}, machine.Walk{})
+	m := e.measure([]*secPlan{plan}, 1, par.Schedule{Policy: par.Static}, machine.Walk{})[0]
 	if len(m.samples) != 1 {
 		t.Errorf("%d timed replays with a 1 ns budget, want 1", len(m.samples))
+	}
+}
+
+func TestSectionsInRounds(t *testing.T) {
+	// Two sections of 200 µs and 400 µs of work: each gets its own
+	// measurement, in order, from interleaved replays.
+	a := tree.Sec("a", tree.Task("t", tree.U(100_000)), tree.Task("t", tree.U(100_000)))
+	b := tree.Sec("b", tree.Task("t", tree.U(200_000)), tree.Task("t", tree.U(200_000)))
+	e := New(Options{Repeats: 3, MaxThreads: 1})
+	out, err := e.Sections([]*tree.Node{a, b}, 1, par.Schedule{Policy: par.Static}, []float64{1, 1}, emulate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].Name != "a" || out[1].Name != "b" {
+		t.Fatalf("got %+v, want sections a and b", out)
+	}
+	for i, want := range []float64{200_000, 400_000} {
+		// One thread: the replay takes the work (spin delays are exact
+		// to well under 1%; preemption only lengthens it).
+		if got := out[i].ParallelNs; got < 0.99*want || got > 1.5*want {
+			t.Errorf("section %s: %v ns, want about %v", out[i].Name, got, want)
+		}
+	}
+	if _, err := e.Sections([]*tree.Node{a}, 1, par.Schedule{Policy: par.Static}, nil, emulate.Options{}); err == nil {
+		t.Error("no error for missing burden factors")
 	}
 }
 
