@@ -66,7 +66,9 @@ type Config struct {
 	// short probe finds the cores it needs idle (other processes' CPU
 	// time from /proc/stat over 50 ms, and a 2 ms spin per core): on a
 	// machine shared with other work, runs then land in quiet moments.
-	// Zero does not wait.
+	// The probe also runs after each round of real runs; a round after
+	// which the cores are busy is taken again (at most Repeats times
+	// per measurement). Zero does not wait or check.
 	QuietWait time.Duration
 	// Examples validates the real kernels of package examples/kernels
 	// instead of generated samples.
@@ -306,6 +308,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		bar.Add(1)
 	}
 	rep.Notes = append(rep.Notes, m.notes...)
+	if m.retaken > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d rounds of real runs were taken again because the cores were busy right after them", m.retaken))
+	}
 	if m.busy > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs or a synthesizer prediction) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
 	}
@@ -376,8 +381,9 @@ type measurer struct {
 	notes   []string
 	noted   map[string]bool
 	// gated counts the timed runs that waited for quiet cores, busy
-	// those that started without them.
-	gated, busy int
+	// those that started without them; retaken the rounds of real runs
+	// taken again because the cores were busy right after them.
+	gated, busy, retaken int
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -455,6 +461,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	par := make(map[key][]float64, len(keys))
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
+	redo := m.cfg.Repeats // rounds that may be taken again
 	for r := 0; r < m.cfg.Repeats; r++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -462,13 +469,29 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		// One wait for quiet cores per round of runs.
 		m.quiet(ctx, maxThreads)
 		runtime.GOMAXPROCS(procs)
-		serial = append(serial, timed(sub.reset, sub.serial))
+		ser := timed(sub.reset, sub.serial)
+		round := make(map[key]float64, len(keys))
 		for _, k := range keys {
 			runtime.GOMAXPROCS(k.t)
-			par[k] = append(par[k], timed(sub.reset, func() { sub.parallel(k.t, k.s) }))
+			round[k] = timed(sub.reset, func() { sub.parallel(k.t, k.s) })
 			if err := sub.check(); err != nil {
 				return nil, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
 			}
+		}
+		runtime.GOMAXPROCS(procs)
+		// A round after which the cores are no longer free may have
+		// been disturbed too: take it again (a bounded number of
+		// times). The check looks at the machine only, never at the
+		// times measured.
+		if m.cfg.QuietWait > 0 && redo > 0 && !coresFree(maxThreads) {
+			redo--
+			m.retaken++
+			r--
+			continue
+		}
+		serial = append(serial, ser)
+		for _, k := range keys {
+			par[k] = append(par[k], round[k])
 		}
 	}
 	runtime.GOMAXPROCS(procs)
