@@ -377,24 +377,29 @@ func (s *state) lockstepSpawn() bool {
 // apart and fit in the period, and nobody holds or waits for the lock
 // before the first one. It returns the first and last request times.
 func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32) (first, last float64, ok bool) {
+	// The checks that need no order come first: most calls fail them,
+	// and then the members need not be sorted.
+	first, last = members[0].t, members[0].t
+	for _, m := range members[1:] {
+		first, last = min(first, m.t), max(last, m.t)
+	}
+	if !(first+period > last && first+period-last >= hold) {
+		return first, last, false
+	}
+	lk := s.lock(lockID)
+	if lk.waiters.len() > 0 || lk.releaseAt > first {
+		return first, last, false
+	}
 	slices.SortFunc(members, func(a, b stepper) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	first, last = members[0].t, members[len(members)-1].t
-	if !(first+period > last && first+period-last >= hold) {
-		return first, last, false
-	}
 	for i := 1; i < len(members); i++ {
 		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
 			return first, last, false
 		}
-	}
-	lk := s.lock(lockID)
-	if lk.waiters.len() > 0 || lk.releaseAt > first {
-		return first, last, false
 	}
 	return first, last, true
 }
