@@ -30,27 +30,13 @@ critical path, the region that limits scaling first.`,
 		threads := fs.String("threads", "1,2,4,8,16,32,64", "thread counts for the speedup bounds")
 		machinePath := fs.String("machine", "", "machine profile whose overheads the burdened span charges")
 		most := fs.Int("regions", 15, "regions to list (0: all)")
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		path, err := oneFile(fs, "profile")
-		if err != nil {
-			return err
-		}
-		if err := checkFormat(*format, "table", "json"); err != nil {
-			return err
-		}
-		th, m, err := threadsAndMachine(*threads, *machinePath)
-		if err != nil {
-			return err
-		}
-		t, err := tree.ReadFile(path)
+		t, th, m, err := profileCommand(fs, args, format, []string{"table", "json"}, threads, machinePath)
 		if err != nil {
 			return err
 		}
 		a, err := analyze.Analyze(t, analyze.Options{Overheads: m.Overheads, Threads: th})
 		if err != nil {
-			return fmt.Errorf("analyzing %s: %w", path, err)
+			return fmt.Errorf("analyzing %s: %w", fs.Arg(0), err)
 		}
 		if *format == "json" {
 			return report.WriteAnalysisJSON(e.stdout, a)

@@ -16,6 +16,7 @@ import (
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
+	"github.com/spf13/pflag"
 )
 
 // predictFlags are the flags predict shares with demo and report.
@@ -101,6 +102,30 @@ func threadsAndMachine(threads, machinePath string) ([]int, machine.Profile, err
 	}
 	m, _, err := loadMachine(machinePath)
 	return th, m, err
+}
+
+// profileCommand parses args into fs for a command that reads one
+// profile and takes --format (one of formats), --threads and --machine:
+// usage errors first, then the machine profile, then the profile. The
+// flags are passed as fs's pointers: they hold their values only after
+// parsing.
+func profileCommand(fs *pflag.FlagSet, args []string, format *string, formats []string, threads, machinePath *string) (*tree.Tree, []int, machine.Profile, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, nil, machine.Profile{}, err
+	}
+	path, err := oneFile(fs, "profile")
+	if err != nil {
+		return nil, nil, machine.Profile{}, err
+	}
+	if err := checkFormat(*format, formats...); err != nil {
+		return nil, nil, machine.Profile{}, err
+	}
+	th, m, err := threadsAndMachine(*threads, *machinePath)
+	if err != nil {
+		return nil, nil, machine.Profile{}, err
+	}
+	t, err := tree.ReadFile(path)
+	return t, th, m, err
 }
 
 // predictAll runs every prediction of pl on t. With the memory model

@@ -29,21 +29,7 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 		most := fs.Int("children", 20, "children printed per node before the rest are summed up (-1: all)")
 		machinePath := fs.String("machine", "", "machine profile for the burden factors (default: the user config directory's, else none)")
 		threads := fs.String("threads", "2,4,8,16", "thread counts to show burden factors β_t for")
-		if err := parse(fs, args); err != nil {
-			return err
-		}
-		path, err := oneFile(fs, "profile")
-		if err != nil {
-			return err
-		}
-		if err := checkFormat(*format, "text", "json"); err != nil {
-			return err
-		}
-		th, m, err := threadsAndMachine(*threads, *machinePath)
-		if err != nil {
-			return err
-		}
-		t, err := tree.ReadFile(path)
+		t, th, m, err := profileCommand(fs, args, format, []string{"text", "json"}, threads, machinePath)
 		if err != nil {
 			return err
 		}
