@@ -52,8 +52,9 @@ func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 		info = &secInfo{}
 	}
 	*info = secInfo{node: sec, runs: info.runs[:0]}
-	for i := range p.kids(sec) {
-		c := &p.kids(sec)[i]
+	kids := p.kids(sec)
+	for i := range kids {
+		c := &kids[i]
 		switch c.kind {
 		case tree.KindU:
 			w := float64(c.len) * float64(c.count)
@@ -64,8 +65,7 @@ func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 			}
 		case tree.KindTask:
 			r := taskRun{node: c, count: c.count, start: info.n, pure: true}
-			for j := range p.kids(c) {
-				x := &p.kids(c)[j]
+			for _, x := range p.kids(c) {
 				if x.kind != tree.KindU {
 					r.pure = false
 				}
@@ -125,8 +125,7 @@ func (r *taskRun) shapeOneL(p *prog) {
 	r.oneL = false
 	nL := 0
 	var pre, post, l int64
-	for i := range p.kids(r.node) {
-		x := &p.kids(r.node)[i]
+	for i, x := range p.kids(r.node) {
 		if x.len < 0 || x.len >= maxExact || x.count >= 1<<20 {
 			return
 		}
