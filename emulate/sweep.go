@@ -128,6 +128,17 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 		}
 		return res, nil
 	}
+	// Longest first: the rows' costs differ by an order of magnitude
+	// (they grow with the thread count, and spawn and dynamic dispatch
+	// cost the most), and a long row taken last leaves the other
+	// goroutines idle while it finishes.
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return jobCost(jobs[order[a]]) > jobCost(jobs[order[b]])
+	})
 	errs := make([]error, len(jobs))
 	var (
 		mu     sync.Mutex
@@ -139,13 +150,14 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 		wg.Go(func() {
 			for {
 				mu.Lock()
-				i := next
+				k := next
 				next++
 				stop := failed
 				mu.Unlock()
-				if i >= len(jobs) || stop {
+				if k >= len(jobs) || stop {
 					return
 				}
+				i := order[k]
 				r, err := Predict(ce, t, jobs[i].th, jobs[i].s, opt)
 				mu.Lock()
 				if err != nil {
@@ -165,4 +177,20 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 		}
 	}
 	return res, nil
+}
+
+// jobCost is a rough relative cost of predicting row j, to hand out the
+// longest rows first: emulation work grows about linearly with the
+// thread count (more interleaved events per task), and per-task
+// dispatch (spawn, dynamic, guided) adds events that static blocks do
+// not have. Only the order of the values matters.
+func jobCost(j sweepJob) float64 {
+	w := 1.0
+	switch j.s.Policy {
+	case par.Spawn:
+		w = 2
+	case par.Dynamic, par.Guided:
+		w = 1.5
+	}
+	return w * float64(j.th)
 }
