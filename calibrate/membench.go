@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/machine"
 )
 
@@ -131,7 +132,7 @@ func (b *memBench) runOn(ctx context.Context, bufs [][]uint64, spin int, d time.
 			buf := bufs[w]
 			pos, x, acc := 0, uint64(w+1), uint64(0)
 			<-start
-			c0, cpuOK := threadCPUNs()
+			c0, cpuOK := cputime.Thread()
 			t0 := clock.Now()
 			for !stop.Load() {
 				var a uint64
@@ -142,7 +143,7 @@ func (b *memBench) runOn(ctx context.Context, bufs [][]uint64, spin int, d time.
 			}
 			wall[w] = clock.Now() - t0
 			busy[w] = wall[w]
-			if c1, ok := threadCPUNs(); ok && cpuOK && c1 > c0 {
+			if c1, ok := cputime.Thread(); ok && cpuOK && c1 > c0 {
 				busy[w] = min(c1-c0, wall[w])
 			}
 			b.sink.Add(acc)

@@ -21,5 +21,10 @@
 //
 // Accuracy depends on the machine being quiet; validate reports the
 // spread of the real runs so a noisy truth can be told from a wrong
-// prediction.
+// prediction. It also reports each real parallel run's CPU inflation
+// (Row.CPUInflation: the process's CPU time in the parallel run over the
+// serial run's), so a kernel whose tasks ran slower in parallel (memory
+// bandwidth, cache lines moving between cores) can be told from one the
+// emulator scheduled wrongly: the emulators replay the serial profile and
+// see such effects only through the memory model.
 package validate

@@ -20,6 +20,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate/syn"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -114,6 +115,17 @@ type Row struct {
 	// Spread is the relative spread ((max − min) / median) of the real
 	// parallel runs: how noisy the truth was.
 	Spread float64 `json:"spread"`
+	// CPUInflation is the CPU time the process spent in a real parallel
+	// run over what it spent in the serial run of the same round (the
+	// median over the rounds; 0 where the system has no CPU-time clock).
+	// It is the work inflation of the factored-speedup view, plus the
+	// time idle cores spun looking for work: near 1 when the tasks ran
+	// as fast in parallel as alone, above 1 when they ran slower (memory
+	// bandwidth, cache lines moving between cores, a shared core). An
+	// emulator replaying the serial profile sees only what the memory
+	// model adds, so a row with a large CPUInflation and a large error is
+	// a memory effect, not a scheduling one.
+	CPUInflation float64 `json:"cpu_inflation,omitempty"`
 }
 
 // Summary aggregates the rows of one test, emulator, schedule and thread
@@ -405,12 +417,35 @@ func (m *measurer) note(key, text string) {
 	}
 }
 
-// timed runs fn once after reset and returns its wall time.
-func timed(reset, fn func()) float64 {
+// timed runs fn once after reset and returns its wall time and the CPU
+// time the whole process spent meanwhile (cpu is -1 where unknown).
+func timed(reset, fn func()) (wall, cpu float64) {
 	reset()
+	c0, ok := cputime.Process()
 	t0 := clock.Now()
 	fn()
-	return float64(clock.Now() - t0)
+	wall = float64(clock.Now() - t0)
+	cpu = -1
+	if c1, ok1 := cputime.Process(); ok && ok1 {
+		cpu = float64(c1 - c0)
+	}
+	return wall, cpu
+}
+
+// cpuRatio returns the median of the rounds' ratios of parallel to
+// serial CPU time, or 0 when a round has none.
+func cpuRatio(par, ser []float64) float64 {
+	rs := make([]float64, 0, len(par))
+	for i := range par {
+		if par[i] < 0 || !(ser[i] > 0) {
+			return 0
+		}
+		rs = append(rs, par[i]/ser[i])
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	return median(rs)
 }
 
 func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
@@ -459,6 +494,8 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	maxThreads := slices.Max(m.threads)
 	serial := make([]float64, 0, m.cfg.Repeats)
 	par := make(map[key][]float64, len(keys))
+	serialCPU := make([]float64, 0, m.cfg.Repeats)
+	parCPU := make(map[key][]float64, len(keys))
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
 	redo := m.cfg.Repeats // rounds that may be taken again
@@ -469,11 +506,12 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		// One wait for quiet cores per round of runs.
 		m.quiet(ctx, maxThreads)
 		runtime.GOMAXPROCS(procs)
-		ser := timed(sub.reset, sub.serial)
+		ser, serCPU := timed(sub.reset, sub.serial)
 		round := make(map[key]float64, len(keys))
+		roundCPU := make(map[key]float64, len(keys))
 		for _, k := range keys {
 			runtime.GOMAXPROCS(k.t)
-			round[k] = timed(sub.reset, func() { sub.parallel(k.t, k.s) })
+			round[k], roundCPU[k] = timed(sub.reset, func() { sub.parallel(k.t, k.s) })
 			if err := sub.check(); err != nil {
 				return nil, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
 			}
@@ -490,8 +528,10 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			continue
 		}
 		serial = append(serial, ser)
+		serialCPU = append(serialCPU, serCPU)
 		for _, k := range keys {
 			par[k] = append(par[k], round[k])
+			parCPU[k] = append(parCPU[k], roundCPU[k])
 		}
 	}
 	runtime.GOMAXPROCS(procs)
@@ -515,6 +555,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	for _, k := range keys {
 		pm := stat(par[k])
 		real := serialMed / pm
+		cpuInfl := cpuRatio(parCPU[k], serialCPU)
 		for _, e := range m.emus {
 			if _, ok := e.(*syn.Emulator); ok {
 				m.quiet(ctx, k.t)
@@ -536,6 +577,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: float64(tree.Work(tr.Root)), Spread: spread(par[k]),
+				CPUInflation: cpuInfl,
 			})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parallel-prophet/prophet/internal/cputime"
 	"math"
 	"reflect"
 	"runtime"
@@ -55,6 +56,9 @@ func TestSmoke(t *testing.T) {
 		if d := r.Error - math.Abs(r.Predicted-r.Real)/r.Real; math.Abs(d) > 1e-12 {
 			t.Errorf("row %+v: error does not match |predicted − real| / real", r)
 		}
+		if _, ok := cputime.Process(); ok && !(r.CPUInflation > 0) {
+			t.Errorf("row %+v: no CPU inflation, though this system has a CPU-time clock", r)
+		}
 	}
 	for _, k := range []string{"test1/ff", "test1/syn", "test2/ff", "test2/syn"} {
 		if !seen[k] {
@@ -72,6 +76,13 @@ func TestSmoke(t *testing.T) {
 	}
 	if !strings.Contains(tab.String(), "avg error") || !strings.Contains(tab.String(), "dynamic:1") {
 		t.Errorf("table lacks its header or a schedule:\n%s", tab.String())
+	}
+	var rows bytes.Buffer
+	if err := rep.WriteRows(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Count(rows.String(), "\n"), len(rep.Rows)+1; got != want || !strings.Contains(rows.String(), "cpu inflation") {
+		t.Errorf("rows table has %d lines (want %d) or lacks the cpu inflation column:\n%s", got, want, rows.String())
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
@@ -236,5 +247,24 @@ func TestWaitQuietReturns(t *testing.T) {
 	waitQuiet(context.Background(), 1, 20*time.Millisecond)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("waitQuiet took %v", d)
+	}
+}
+
+func TestCPURatio(t *testing.T) {
+	tests := []struct {
+		name     string
+		par, ser []float64
+		want     float64
+	}{
+		{"median of the rounds' ratios", []float64{120, 300, 110}, []float64{100, 100, 100}, 1.2},
+		{"ratios, not ratio of medians", []float64{20, 30, 40}, []float64{10, 30, 20}, 2},
+		{"a round without a clock", []float64{120, -1}, []float64{100, 100}, 0},
+		{"a serial round of zero", []float64{120}, []float64{0}, 0},
+		{"no rounds", nil, nil, 0},
+	}
+	for _, tc := range tests {
+		if got := cpuRatio(tc.par, tc.ser); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: cpuRatio(%v, %v) = %v, want %v", tc.name, tc.par, tc.ser, got, tc.want)
+		}
 	}
 }

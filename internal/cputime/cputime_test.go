@@ -1,0 +1,51 @@
+package cputime
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// burn spins for about n iterations of a multiply-add the compiler
+// cannot drop.
+func burn(n int) uint64 {
+	x := uint64(1)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+func TestClocksAdvanceWithWork(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if _, ok := Process(); ok {
+			t.Fatal("Process reports a clock off Linux")
+		}
+		t.Skip("no CPU-time clocks here")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for name, read := range map[string]func() (int64, bool){"Thread": Thread, "Process": Process} {
+		a, ok := read()
+		if !ok {
+			t.Fatalf("%s: no clock on Linux", name)
+		}
+		sink := burn(20_000_000)
+		b, ok := read()
+		if !ok || b <= a {
+			t.Errorf("%s: %d then %d after work (%d): want it to advance", name, a, b, sink)
+		}
+	}
+}
+
+// ExampleProcess measures the CPU time a piece of work took, across all
+// the threads it ran on.
+func ExampleProcess() {
+	before, ok := Process()
+	sink := burn(1_000_000)
+	after, _ := Process()
+	if ok {
+		fmt.Printf("%v of CPU time (%d)\n", time.Duration(after-before), sink%2)
+	}
+}
