@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"testing"
 
-	"golang.org/x/sys/unix"
 
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -74,13 +74,11 @@ func benchSection(b *testing.B, sec *tree.Node, threads int, s string, ov machin
 	}
 }
 
-// cpuSeconds returns the process's user and system CPU time.
+// cpuSeconds returns the process's CPU time in seconds (0 where the
+// system has no clock for it).
 func cpuSeconds() float64 {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	ns, _ := cputime.Process()
+	return float64(ns) / 1e9
 }
 
 // BenchmarkLocks emulates 10^6 distinct tasks with locks (4·10^6 nodes),
