@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"testing"
 
-
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/machine"
