@@ -104,11 +104,7 @@ a bare section or task name works when it is unambiguous.`,
 		case *target < 0 || (*target > 0 && *target <= 1):
 			return usagef("--target-parallelism: P must be greater than 1, got %g", *target)
 		}
-		pl, err := pf.plan()
-		if err != nil {
-			return err
-		}
-		t, err := tree.ReadFile(path)
+		pl, t, err := pf.load(path)
 		if err != nil {
 			return err
 		}

@@ -128,6 +128,20 @@ func profileCommand(fs *pflag.FlagSet, args []string, format *string, formats []
 	return t, th, m, err
 }
 
+// load parses the prediction flags (usage errors first) and reads the
+// profile at path: the preamble of every command that predicts.
+func (p *predictFlags) load(path string) (*plan, *tree.Tree, error) {
+	pl, err := p.plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := tree.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pl, t, nil
+}
+
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
@@ -200,11 +214,7 @@ Examples:
 		if err := checkFormat(*format, "table", "json", "csv"); err != nil {
 			return err
 		}
-		pl, err := pf.plan()
-		if err != nil {
-			return err
-		}
-		t, err := tree.ReadFile(path)
+		pl, t, err := pf.load(path)
 		if err != nil {
 			return err
 		}

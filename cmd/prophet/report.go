@@ -37,11 +37,7 @@ the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
 		if *out == "" {
 			return usagef("report: name the page to write with -o FILE.html")
 		}
-		pl, err := pf.plan()
-		if err != nil {
-			return err
-		}
-		t, err := tree.ReadFile(path)
+		pl, t, err := pf.load(path)
 		if err != nil {
 			return err
 		}
