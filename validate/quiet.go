@@ -6,10 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/spin"
 )
 
@@ -80,24 +78,24 @@ func coresFree(t int) bool {
 	}
 	prev := runtime.GOMAXPROCS(t)
 	defer runtime.GOMAXPROCS(prev)
-	lost := make([]int64, t)
-	var wg sync.WaitGroup
-	for i := range t {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := clock.Now()
-			spin.For(probeNs)
-			lost[i] = clock.Now() - t0 - probeNs
-		}()
-	}
-	wg.Wait()
-	for _, l := range lost {
+	for _, l := range spin.Team(t, probeNs) {
 		if l > probeLostNs {
 			return false
 		}
 	}
 	return true
+}
+
+// warmUp keeps t cores busy for spin.WarmNs (GOMAXPROCS must be at
+// least t), so that the timed run after it starts on awake cores: on a
+// virtual machine a core left idle by the quiet-core wait or by the
+// serial run before is slow to wake for some milliseconds, and without
+// the warm-up a schedule's real speedup would depend on its place in the
+// round of runs (see spin.WarmNs). The emulators model the awake machine
+// (calibrate measures back-to-back sections), and so does the real run
+// after warmUp.
+func warmUp(t int) {
+	spin.Team(t, spin.WarmNs)
 }
 
 // waitQuiet waits, at most max, until t cores are free, probing every

@@ -323,6 +323,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if m.retaken > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d rounds of real runs were taken again because the cores were busy right after them", m.retaken))
 	}
+	if m.synRetaken > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d synthesizer predictions were taken again because the cores were busy right after them", m.synRetaken))
+	}
 	if m.busy > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs or a synthesizer prediction) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
 	}
@@ -394,8 +397,10 @@ type measurer struct {
 	noted   map[string]bool
 	// gated counts the timed runs that waited for quiet cores, busy
 	// those that started without them; retaken the rounds of real runs
-	// taken again because the cores were busy right after them.
-	gated, busy, retaken int
+	// taken again because the cores were busy right after them, and
+	// synRetaken the synthesizer predictions taken again for the same
+	// reason.
+	gated, busy, retaken, synRetaken int
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -417,10 +422,12 @@ func (m *measurer) note(key, text string) {
 	}
 }
 
-// timed runs fn once after reset and returns its wall time and the CPU
-// time the whole process spent meanwhile (cpu is -1 where unknown).
-func timed(reset, fn func()) (wall, cpu float64) {
+// timed runs fn once after reset and a warm-up of warm cores (see
+// warmUp) and returns its wall time and the CPU time the whole process
+// spent meanwhile (cpu is -1 where unknown).
+func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
+	warmUp(warm)
 	c0, ok := cputime.Process()
 	t0 := clock.Now()
 	fn()
@@ -447,6 +454,10 @@ func cpuRatio(par, ser []float64) float64 {
 	}
 	return median(rs)
 }
+
+// synRetakes bounds how many times one synthesizer prediction is taken
+// again because the cores were busy right after it.
+const synRetakes = 3
 
 func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	if sub.open != nil {
@@ -506,12 +517,12 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		// One wait for quiet cores per round of runs.
 		m.quiet(ctx, maxThreads)
 		runtime.GOMAXPROCS(procs)
-		ser, serCPU := timed(sub.reset, sub.serial)
+		ser, serCPU := timed(procs, sub.reset, sub.serial)
 		round := make(map[key]float64, len(keys))
 		roundCPU := make(map[key]float64, len(keys))
 		for _, k := range keys {
 			runtime.GOMAXPROCS(k.t)
-			round[k], roundCPU[k] = timed(sub.reset, func() { sub.parallel(k.t, k.s) })
+			round[k], roundCPU[k] = timed(k.t, sub.reset, func() { sub.parallel(k.t, k.s) })
 			if err := sub.check(); err != nil {
 				return nil, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
 			}
@@ -557,14 +568,27 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		real := serialMed / pm
 		cpuInfl := cpuRatio(parCPU[k], serialCPU)
 		for _, e := range m.emus {
-			if _, ok := e.(*syn.Emulator); ok {
-				m.quiet(ctx, k.t)
-			}
+			_, isSyn := e.(*syn.Emulator)
 			if l, ok := e.(emulate.Limited); ok && l.MaxThreads() > 0 && k.t > l.MaxThreads() {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), l.MaxThreads(), e.Name(), k.t))
 				continue
 			}
-			res, err := emulate.Predict(e, tr, k.t, k.s, opt)
+			var res emulate.Result
+			var err error
+			// The synthesizer measures this machine: like a round of
+			// real runs, it waits for quiet cores and is taken again
+			// (a bounded number of times) when the cores are busy
+			// right after it, judged by the machine only.
+			for try := 0; ; try++ {
+				if isSyn {
+					m.quiet(ctx, k.t)
+				}
+				res, err = emulate.Predict(e, tr, k.t, k.s, opt)
+				if err != nil || !isSyn || m.cfg.QuietWait <= 0 || try >= synRetakes || coresFree(k.t) {
+					break
+				}
+				m.synRetaken++
+			}
 			if errors.Is(err, syn.ErrTooManyThreads) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
 				continue

@@ -27,7 +27,9 @@
 // most loaded worker's (the paper's rule), or the team's total divided by
 // t when that is larger (more goroutines than cores, as with spawn), and
 // a nested team's cost is added to the worker that entered it. The
-// Emulator warms up once, measures Options.Repeats times and reports the
+// Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on a
+// virtual machine a core that has been idle for a while is slow to wake
+// for some milliseconds), warms up with one untimed replay, measures Options.Repeats times and reports the
 // chosen statistic (median by default) with the relative spread
 // IQR/median. Through emulate.Predict (Emulator.Sections) the replays of
 // a program's sections go in rounds, every section once per round in

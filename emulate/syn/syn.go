@@ -12,6 +12,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -197,7 +198,7 @@ type measurement struct {
 	samples   []float64
 }
 
-// measure replays every plan once untimed, then e.opt.Repeats rounds of
+// measure wakes the cores up, replays every plan once untimed, then e.opt.Repeats rounds of
 // timed replays of each plan in turn (see Sections); a plan whose timed
 // replays have taken e.opt.Budget sits out the remaining rounds.
 func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
@@ -206,6 +207,9 @@ func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, wa
 	prev := runtime.GOMAXPROCS(threads)
 	defer runtime.GOMAXPROCS(prev)
 
+	// Wake the cores up (see spin.WarmNs), then replay every plan once
+	// untimed.
+	spin.Team(threads, spin.WarmNs)
 	r := &replayer{sched: sched, threads: threads, walk: walk}
 	for _, plan := range plans {
 		var warm acct

@@ -1,6 +1,10 @@
 package spin
 
-import "github.com/parallel-prophet/prophet/internal/clock"
+import (
+	"sync"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
+)
 
 // GapNs is the longest interval between two consecutive clock readings
 // that For always counts as its own running time. A clock read costs tens
@@ -49,3 +53,35 @@ func Wall(ns int64) {
 	for clock.Now() < end {
 	}
 }
+
+// Team runs t goroutines that each spin For(ns), waits for all of them,
+// and returns how much longer than ns each one took in wall time: the
+// time its core was taken away. With GOMAXPROCS at least t it keeps t
+// cores busy for ns, which both probes whether t cores are free and
+// wakes them up before a timed parallel run (see WarmNs).
+func Team(t int, ns int64) []int64 {
+	lost := make([]int64, max(t, 0))
+	var wg sync.WaitGroup
+	for i := range lost {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := clock.Now()
+			For(ns)
+			lost[i] = clock.Now() - t0 - ns
+		}()
+	}
+	wg.Wait()
+	return lost
+}
+
+// WarmNs is how long Team should keep the cores busy before a timed
+// parallel run so that it starts on awake cores. On a virtual machine a
+// virtual CPU that has been idle for some 20 ms or more (a sleep, or a
+// serial run that leaves all but one core idle) is slow to wake for
+// several milliseconds after: measured on the project's 2-core VM, a
+// 21 ms program of ten short parallel loops ran at speedup 1.0-1.1 when
+// it came first after 100 ms of idling and at 1.27-1.30 right after
+// another parallel run or after 10 ms of Team on both cores (1 ms and
+// 3 ms of it were not always enough).
+const WarmNs = 10_000_000
