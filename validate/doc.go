@@ -19,6 +19,17 @@
 // the real kernels of package examples/kernels the same way. A Report
 // writes itself as a table, as JSON and as an SVG scatter plot.
 //
+// Every timed real run, serial or parallel, starts after every core has
+// spun for 10 ms (spin.Team, spin.WarmNs): on a virtual machine a core
+// left idle for some 20 ms (by the wait for quiet cores, or by the
+// serial run before) is slow to wake for milliseconds after, and without
+// the warm-up the real speedup of a schedule depended on its place in
+// the round of runs (on the project's VM, Test2's average ff error with
+// static fell from 8.2% to 2.6% once it was in place). With
+// Config.QuietWait, a round of real runs, and a synthesizer prediction,
+// after which the cores turn out busy is taken again, a bounded number
+// of times.
+//
 // Accuracy depends on the machine being quiet; validate reports the
 // spread of the real runs so a noisy truth can be told from a wrong
 // prediction. It also reports each real parallel run's CPU inflation

@@ -55,3 +55,29 @@ func Example() {
 	fmt.Println(ran >= 20_000)
 	// Output: true
 }
+
+func TestTeam(t *testing.T) {
+	for _, n := range []int{0, 1, 3} {
+		start := clock.Now()
+		lost := Team(n, 50_000)
+		wall := clock.Now() - start
+		if len(lost) != n {
+			t.Fatalf("Team(%d) returned %d values", n, len(lost))
+		}
+		for i, l := range lost {
+			// Each goroutine ran For(50 µs), which takes at least
+			// that long in wall time, within Team's own wall time.
+			if l < 0 || l+50_000 > wall {
+				t.Errorf("Team(%d): goroutine %d lost %d ns, outside [0, %d]", n, i, l, wall-50_000)
+			}
+		}
+	}
+}
+
+func ExampleTeam() {
+	// Keep two cores busy for 1 ms, e.g. to wake them before a timed
+	// parallel run.
+	lost := Team(2, 1_000_000)
+	fmt.Println(len(lost))
+	// Output: 2
+}
