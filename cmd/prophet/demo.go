@@ -10,6 +10,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -139,13 +140,15 @@ func demoPredict(e *env, t *tree.Tree, profile string, pf predictFlags) (*plan, 
 }
 
 // measureReal returns the median real speedup of k's parallel version at
-// th threads over the serial time serial, from three runs.
+// th threads over the serial time serial, from three runs, each after
+// the cores have been woken up (see spin.WarmNs).
 func measureReal(k kernels.Kernel, th int, serial time.Duration) float64 {
 	prev := runtime.GOMAXPROCS(th)
 	defer runtime.GOMAXPROCS(prev)
 	var best []time.Duration
 	for range 3 {
 		k.Reset()
+		spin.Team(th, spin.WarmNs)
 		start := time.Now()
 		k.Parallel(th, k.Schedule())
 		best = append(best, time.Since(start))
