@@ -93,12 +93,16 @@ type SectionEmulator interface {
 
 // Batcher is a SectionEmulator that predicts several top-level sections
 // in one call: Predict passes it all of a tree's sections (burdens[i] is
-// secs[i]'s burden factor) and expects one Section per section, in
-// order, as Section would return them. The synthesizer implements it to
-// interleave the replays of the sections.
+// secs[i]'s burden factor, gaps[i] the serial time in nanoseconds that
+// the program spends between the previous section, or its start, and
+// secs[i]: the top-level U and L nodes in between) and expects one
+// Section per section, in order, as Section would return them. The
+// synthesizer implements it to interleave the replays of the sections
+// and to let the cores idle before each replay as long as the program
+// leaves them idle.
 type Batcher interface {
 	SectionEmulator
-	Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens []float64, opt Options) ([]Section, error)
+	Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens, gaps []float64, opt Options) ([]Section, error)
 }
 
 // Predict combines per-section predictions into an overall speedup with
@@ -116,16 +120,22 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 	var batched []Section
 	if b, ok := e.(Batcher); ok {
 		var secs []*tree.Node
-		var burdens []float64
+		var burdens, gaps []float64
+		gap := 0.0
 		for _, n := range t.Root.Children {
-			if n.Kind == tree.KindSec {
+			switch n.Kind {
+			case tree.KindSec:
 				secs = append(secs, n)
 				burdens = append(burdens, opt.BurdenOf(n, threads))
+				gaps = append(gaps, gap)
+				gap = 0
+			case tree.KindU, tree.KindL:
+				gap += float64(n.Len) * float64(n.Reps())
 			}
 		}
 		if len(secs) > 0 {
 			var err error
-			if batched, err = b.Sections(secs, threads, sched, burdens, opt); err != nil {
+			if batched, err = b.Sections(secs, threads, sched, burdens, gaps, opt); err != nil {
 				return Result{}, err
 			}
 			if len(batched) != len(secs) {

@@ -46,14 +46,17 @@ func TestPredictFormula(t *testing.T) {
 	}
 }
 
-// batching is ideal as a Batcher that records its calls.
+// batching is ideal as a Batcher that records its calls and the gaps it
+// was given.
 type batching struct {
 	ideal
 	calls *[]int
+	gaps  *[]float64
 }
 
-func (b batching) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens []float64, opt Options) ([]Section, error) {
+func (b batching) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens, gaps []float64, opt Options) ([]Section, error) {
 	*b.calls = append(*b.calls, len(secs))
+	*b.gaps = append(*b.gaps, gaps...)
 	out := make([]Section, len(secs))
 	for i, sec := range secs {
 		s, err := b.Section(sec, threads, sched, burdens[i], opt)
@@ -72,7 +75,8 @@ func TestPredictBatcher(t *testing.T) {
 	tr := tree.New(tree.U(10), tree.Run(3, tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10))))), tree.U(20),
 		tree.Sec("u", tree.Run(2, tree.Task("t", tree.U(8)))))
 	var calls []int
-	got, err := Predict(batching{calls: &calls}, tr, 4, par.Schedule{}, Options{})
+	var gaps []float64
+	got, err := Predict(batching{calls: &calls, gaps: &gaps}, tr, 4, par.Schedule{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +86,11 @@ func TestPredictBatcher(t *testing.T) {
 	}
 	if len(calls) != 1 || calls[0] != 2 {
 		t.Errorf("Sections calls %v, want one with 2 sections", calls)
+	}
+	// The serial time before each section: U(10) before s, U(20)
+	// between s and u.
+	if len(gaps) != 2 || gaps[0] != 10 || gaps[1] != 20 {
+		t.Errorf("gaps %v, want [10 20]", gaps)
 	}
 	if got.ParallelNs != want.ParallelNs || got.Speedup != want.Speedup || len(got.Sections) != 2 || got.Sections[1].Name != "u" {
 		t.Errorf("batched %+v, want %+v", got, want)

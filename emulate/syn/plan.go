@@ -44,6 +44,7 @@ type secPlan struct {
 	runs      []taskRun
 	n         int // number of tasks (loop iterations)
 	work      int64
+	gap       int64 // top level: serial time spun before each replay (Emulator.Sections)
 }
 
 // task returns the task at loop index i (0 ≤ i < n).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -251,10 +252,16 @@ func TestSectionsInRounds(t *testing.T) {
 	// measurement, in order, from interleaved replays.
 	a := tree.Sec("a", tree.Task("t", tree.U(100_000)), tree.Task("t", tree.U(100_000)))
 	b := tree.Sec("b", tree.Task("t", tree.U(200_000)), tree.Task("t", tree.U(200_000)))
+	// b comes after 1 ms of serial code, which is spun before every
+	// replay of b (one untimed and three timed) but not timed.
 	e := New(Options{Repeats: 3, MaxThreads: 1})
-	out, err := e.Sections([]*tree.Node{a, b}, 1, par.Schedule{Policy: par.Static}, []float64{1, 1}, emulate.Options{})
+	start := clock.Now()
+	out, err := e.Sections([]*tree.Node{a, b}, 1, par.Schedule{Policy: par.Static}, []float64{1, 1}, []float64{0, 1_000_000}, emulate.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if took := clock.Now() - start; took < 4*1_000_000 {
+		t.Errorf("Sections took %d ns: the 1 ms gap before b was not spun before each of its 4 replays", took)
 	}
 	if len(out) != 2 || out[0].Name != "a" || out[1].Name != "b" {
 		t.Fatalf("got %+v, want sections a and b", out)
@@ -266,8 +273,11 @@ func TestSectionsInRounds(t *testing.T) {
 			t.Errorf("section %s: %v ns, want about %v", out[i].Name, got, want)
 		}
 	}
-	if _, err := e.Sections([]*tree.Node{a}, 1, par.Schedule{Policy: par.Static}, nil, emulate.Options{}); err == nil {
+	if _, err := e.Sections([]*tree.Node{a}, 1, par.Schedule{Policy: par.Static}, nil, nil, emulate.Options{}); err == nil {
 		t.Error("no error for missing burden factors")
+	}
+	if _, err := e.Sections([]*tree.Node{a}, 1, par.Schedule{Policy: par.Static}, []float64{1}, []float64{1, 2}, emulate.Options{}); err == nil {
+		t.Error("no error for gaps that do not match the sections")
 	}
 }
 
