@@ -86,18 +86,6 @@ func coresFree(t int) bool {
 	return true
 }
 
-// warmUp keeps t cores busy for spin.WarmNs (GOMAXPROCS must be at
-// least t), so that the timed run after it starts on awake cores: on a
-// virtual machine a core left idle by the quiet-core wait or by the
-// serial run before is slow to wake for some milliseconds, and without
-// the warm-up a schedule's real speedup would depend on its place in the
-// round of runs (see spin.WarmNs). The emulators model the awake machine
-// (calibrate measures back-to-back sections), and so does the real run
-// after warmUp.
-func warmUp(t int) {
-	spin.Team(t, spin.WarmNs)
-}
-
 // waitQuiet waits, at most max, until t cores are free, probing every
 // probePause. It reports whether they were (false also when ctx ends).
 func waitQuiet(ctx context.Context, t int, max time.Duration) bool {

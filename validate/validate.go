@@ -21,6 +21,7 @@ import (
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -422,12 +423,16 @@ func (m *measurer) note(key, text string) {
 	}
 }
 
-// timed runs fn once after reset and a warm-up of warm cores (see
-// warmUp) and returns its wall time and the CPU time the whole process
-// spent meanwhile (cpu is -1 where unknown).
+// timed runs fn once after reset and returns its wall time and the CPU
+// time the whole process spent meanwhile (cpu is -1 where unknown).
+// Before the clock starts, warm cores spin for spin.WarmNs, so that fn
+// starts on awake cores whatever ran before it (the quiet-core wait, the
+// serial run): the emulators model the awake machine, as calibrate
+// measures it, and a schedule's real speedup must not depend on its
+// place in the round of runs (see the package documentation).
 func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
-	warmUp(warm)
+	spin.Team(warm, spin.WarmNs)
 	c0, ok := cputime.Process()
 	t0 := clock.Now()
 	fn()

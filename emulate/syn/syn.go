@@ -217,9 +217,10 @@ type measurement struct {
 	samples   []float64
 }
 
-// measure wakes the cores up, replays every plan once untimed, then e.opt.Repeats rounds of
-// timed replays of each plan in turn (see Sections); a plan whose timed
-// replays have taken e.opt.Budget sits out the remaining rounds.
+// measure wakes the cores up, replays every plan once untimed, then
+// e.opt.Repeats rounds of timed replays of each plan in turn (see
+// Sections); a plan whose timed replays have taken e.opt.Budget sits out
+// the remaining rounds.
 func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
 	e.mu.Lock()
 	defer e.mu.Unlock()
