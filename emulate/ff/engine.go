@@ -742,14 +742,7 @@ func (s *state) retry(g *gor) bool {
 	lk := g.lock
 	if lk.releaseAt <= s.now {
 		g.lock = nil
-		s.overhead(g, s.ov.LockNs, "lock", nil)
-		st := g.clock
-		g.clock += g.lockL
-		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
-		lk.releaseAt = g.clock
-		if lk.waiters.len() > 0 && !lk.evPending {
-			s.pushRelease(lk, lk.releaseAt)
-		}
+		s.holdLock(g, lk)
 		return true
 	}
 	lk.waiters.pushFront(g)
@@ -805,6 +798,20 @@ func (s *state) fail(format string, args ...any) {
 	}
 }
 
+// holdLock runs g's pending L (g.lockL) now that g holds lk: the lock's
+// own cost, the critical section, and the release time, with a release
+// event when others wait for lk.
+func (s *state) holdLock(g *gor, lk *lockState) {
+	s.overhead(g, s.ov.LockNs, "lock", nil)
+	st := g.clock
+	g.clock += g.lockL
+	s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
+	lk.releaseAt = g.clock
+	if lk.waiters.len() > 0 && !lk.evPending {
+		s.pushRelease(lk, lk.releaseAt)
+	}
+}
+
 // run advances g, the goroutine of the current event, until it must wait
 // for earlier events (returns its clock and true) or it blocks or ends
 // (returns false).
@@ -827,14 +834,7 @@ func (s *state) run(g *gor) (float64, bool) {
 			// at once on the unlocker's core.
 			s.nHandoff++
 		}
-		s.overhead(g, s.ov.LockNs, "lock", nil)
-		st := g.clock
-		g.clock += g.lockL
-		s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
-		lk.releaseAt = g.clock
-		if lk.waiters.len() > 0 && !lk.evPending {
-			s.pushRelease(lk, lk.releaseAt)
-		}
+		s.holdLock(g, lk)
 	}
 	for s.err == nil {
 		if len(g.frames) == 0 {
