@@ -87,8 +87,12 @@
 //     LockSpinNs and twice that it ramps up linearly from zero, keeping
 //     predictions continuous. Once a waiter has waited StarvationNs in
 //     all, the mutex starves: the next Unlock hands it the lock
-//     directly, at no cost (Go runs it at once on the unlocker's core),
-//     until a waiter that waited less, or the last one, gets it. With
+//     directly, at no cost, and yields the unlocker's core to it (Go's
+//     Unlock readies the waiter into its P's runnext and yields): the
+//     unlocker goes to the back of the ready queue with the rest of its
+//     work, and an idle core, if any, is woken for it (wake-up latency);
+//     this lasts until a waiter that waited less, or the last one, gets
+//     the lock. With
 //     LockHandoffNs = 0 the lock is the ideal FIFO lock;
 //   - wake-up latency: a new goroutine (a team worker or a spawned task)
 //     that finds an idle core makes that core available only after a

@@ -106,6 +106,9 @@ const (
 	// resRetry: g was woken by an Unlock in normal mode (see release)
 	// and tries the lock again when it runs.
 	resRetry
+	// resDebt: g yielded its core in the middle of its work (see
+	// yieldTo); g.debt of it is left to run when it gets a core again.
+	resDebt
 )
 
 // gor is one logical goroutine.
@@ -128,6 +131,12 @@ type gor struct {
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
 	batch int64
+	// debt is the work g has left before its next event when it was
+	// made to yield its core (resDebt).
+	debt float64
+	// gen counts the times g was freed, telling a recycled gor from
+	// the goroutine it was (lockState.holder).
+	gen uint32
 }
 
 // team is the shared state of one section instance.
@@ -172,6 +181,15 @@ type lockState struct {
 	// evAt is the time of the pending release event (evPending); an
 	// event at another time is stale and ignored.
 	evAt float64
+	// holder is the goroutine that took the lock last, while its gen
+	// is holderGen: the one whose Unlock hands the lock over.
+	holder    *gor
+	holderGen uint32
+}
+
+// hold records g as lk's holder until t.
+func (lk *lockState) hold(g *gor, t float64) {
+	lk.releaseAt, lk.holder, lk.holderGen = t, g, g.gen
 }
 
 // pushRelease queues lk's release event at t.
@@ -486,6 +504,7 @@ func (s *state) newG() *gor {
 }
 
 func (s *state) freeG(g *gor) {
+	g.gen++
 	g.frames = g.frames[:0]
 	g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
 	s.free = append(s.free, g)
@@ -629,9 +648,9 @@ func (s *state) wakeCore(core int) {
 //   - A first waiter that asked within LockSpinNs is still spinning: it
 //     takes the lock at once (charged LockNs).
 //   - In starvation mode (lk.starving), the lock is handed directly to
-//     the first waiter, which runs at once (Go's Unlock yields the
-//     unlocker's core to it) at no extra cost; the mode ends when that
-//     waiter is the last one or waited less than StarvationNs.
+//     the first waiter, which runs at once on the unlocker's core at no
+//     extra cost, the unlocker yielding it (yieldTo); the mode ends when
+//     that waiter is the last one or waited less than StarvationNs.
 //   - Otherwise (normal mode, with LockHandoffNs > 0) the Unlock only
 //     wakes the first waiter: the lock is free, anybody may take it
 //     (barge) meanwhile, and the waiter runs after the time its parked
@@ -665,8 +684,12 @@ func (s *state) release(lk *lockState) {
 		s.readyLate(w, d)
 		return
 	}
+	starving := lk.starving
 	if lk.starving && (lk.waiters.len() == 0 || s.now-w.waitStart < StarvationNs) {
 		lk.starving = false
+	}
+	if starving && s.yieldTo(lk, w) {
+		return
 	}
 	if len(s.idle) == 0 {
 		// w waits for a core with other goroutines, as in Go, where
@@ -675,6 +698,53 @@ func (s *state) release(lk *lockState) {
 	}
 	lk.releaseAt = math.Inf(1)
 	s.makeReady(w, false)
+}
+
+// yieldTo hands lk, released now in starvation mode, to its waiter w
+// the way Go's Unlock does then (runtime_Semrelease with handoff): w is
+// readied into the unlocker's runnext and the unlocker yields its core
+// to it at once, going to the back of the run queue itself, where a
+// core woken for it (wake-up latency) or the first core to free up
+// picks it up. The unlocker, which ran ahead of the current time, keeps
+// the rest of its work up to its next event as a debt. yieldTo reports
+// false, changing nothing, when the unlocker is not on a core any more
+// (it ended or blocked at this same instant).
+func (s *state) yieldTo(lk *lockState, w *gor) bool {
+	u := lk.holder
+	if u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone || u == w {
+		return false
+	}
+	i := 1
+	for ; i < len(s.h); i++ {
+		if e := &s.h[i]; e.kind == evG && e.id == u.id {
+			break
+		}
+	}
+	if i >= len(s.h) {
+		return false
+	}
+	// Drop u's event (the root, this release, stays in place: every
+	// other event comes after it).
+	last := len(s.h) - 1
+	s.h[i] = s.h[last]
+	s.h = s.h[:last]
+	if i < last {
+		s.h.down(i)
+		s.h.up(i)
+	}
+	core := u.core
+	u.debt = max(u.clock-s.now, 0)
+	u.resume = resDebt
+	s.busy += s.now - s.coreSince[core]
+	u.core, u.last = -1, core
+	if w.parked {
+		s.nHandoff++
+		w.parked = false // counted here, not again when w runs
+	}
+	lk.releaseAt = math.Inf(1)
+	s.start(w, core)
+	s.makeReady(u, true)
+	return true
 }
 
 // lockWake is the latency of waking a lock waiter that waited waited ns
@@ -806,7 +876,7 @@ func (s *state) holdLock(g *gor, lk *lockState) {
 	st := g.clock
 	g.clock += g.lockL
 	s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
-	lk.releaseAt = g.clock
+	lk.hold(g, g.clock)
 	if lk.waiters.len() > 0 && !lk.evPending {
 		s.pushRelease(lk, lk.releaseAt)
 	}
@@ -825,6 +895,10 @@ func (s *state) run(g *gor) (float64, bool) {
 		if !s.retry(g) {
 			return 0, false
 		}
+	case resDebt:
+		g.resume = resNone
+		g.clock += g.debt
+		g.debt = 0
 	case resLock:
 		g.resume = resNone
 		lk := g.lock
@@ -936,7 +1010,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
 		st := g.clock
 		g.clock += l
-		lk.releaseAt = g.clock
+		lk.hold(g, g.clock)
 		if s.spans != nil {
 			s.span(g.core, st, g.clock, emulate.SpanLock, s.lockName(task, c), sec)
 		}
@@ -1010,7 +1084,7 @@ func (s *state) walk(g *gor, f *frame) step {
 				g.clock += s.ov.LockNs
 			}
 			g.clock += float64(c.len) * s.burden
-			lk.releaseAt = g.clock
+			lk.hold(g, g.clock)
 		default:
 			return stBlock
 		}
@@ -1104,7 +1178,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	}
 	last := req + float64(k-1)*p
 	s.now = max(s.now, last)
-	lk.releaseAt = last + lockNs + l
+	lk.hold(g, last+lockNs+l)
 	g.clock = c + float64(k)*p
 	s.nLock += int(k)
 	return k
@@ -1222,7 +1296,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	}
 	last := c + float64(j-1)*q + tail
 	s.now = max(s.now, last)
-	lk.releaseAt = last + lockNs + l
+	lk.hold(g, last+lockNs+l)
 	g.clock = c + float64(j)*q
 	n := j * cs
 	s.nLock += int(n)

@@ -412,7 +412,7 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32
 func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tail float64, lockID int32) float64 {
 	s.nLock += int(n * int64(len(members)))
 	lastReq := last + float64(n-1)*period
-	s.lock(lockID).releaseAt = lastReq + hold
+	s.lock(lockID).hold(members[len(members)-1].g, lastReq+hold)
 	s.now = max(s.now, lastReq+tail)
 	for _, m := range members {
 		s.seq++

@@ -69,3 +69,40 @@ func TestMutexModel(t *testing.T) {
 		}
 	}
 }
+
+// TestStarvationYield checks the starvation-mode hand-off: the unlocker
+// yields its core to the waiter and runs the rest of its work once a core
+// takes it again, the woken idle core (after the wake-up latency) or the
+// waiter's core when the waiter is done, whichever comes first.
+func TestStarvationYield(t *testing.T) {
+	// a: 400 × (L 5000, U 1000) on worker 0; b: U 1, L 10 on worker 1.
+	var ch []*tree.Node
+	for range 400 {
+		ch = append(ch, tree.L(1, 5000), tree.U(1000))
+	}
+	sec := tree.Sec("yield", tree.Task("a", ch...), tree.Task("b", tree.U(1), tree.L(1, 10)))
+	ov := machine.Overheads{LockHandoffNs: 2000}
+	// a's k-th L runs 6000(k-1) to 6000k-1000; each Unlock wakes b,
+	// which comes back 2000 later, at 6000k+1000, to find that a took
+	// the lock again at 6000k. At its retry at 1003000 (k = 167) b has
+	// waited over StarvationNs (from W+1): the mutex starves, and the
+	// Unlock at 1007000 hands b the lock on a's core (b: 1007000 to
+	// 1007010). a, which had run on to its next request at 1008000,
+	// goes back to the queue with 1000 left: with wake-up latency W it
+	// gets the idle core at 1007000+W or a's own core at 1007010, and
+	// its other 232 rounds of 6000 end 1000 + 232·6000 later. 167
+	// wake-ups and one direct hand-off.
+	for _, tc := range []struct{ wake, want float64 }{
+		{0, 2400000},
+		{5, 2400005},
+		{50, 2400010},
+	} {
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "static"), 1, ov, tc.wake, nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.parallel != tc.want || r.nHandoff != 168 {
+			t.Errorf("wake-up latency %v: time %v with %d hand-offs, want %v with 168", tc.wake, r.parallel, r.nHandoff, tc.want)
+		}
+	}
+}
