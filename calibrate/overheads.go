@@ -30,7 +30,7 @@ const (
 	// handoffHold how long a holder keeps a lock so that the waiter
 	// parks; teamSpin the work of each team member in a fork trial.
 	wakeIdle    = 2 * time.Millisecond
-	handoffHold = 50 * time.Microsecond
+	handoffHold = 200 * time.Microsecond
 	// handoffMax bounds how long the unlocker keeps running while it
 	// waits for the waiter to get the lock.
 	handoffMax = 10 * time.Millisecond
@@ -64,7 +64,12 @@ func spin(d time.Duration) {
 //     1000 at a time;
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
-//     50 µs to the parked waiter returning from Lock (median);
+//     200 µs to the parked waiter returning from Lock (median): long
+//     enough for the waiter's idle core to go to sleep, as it does under
+//     real contention (on the project's VM: 110 to 130 µs, against 80
+//     to 120 µs after a 50 µs hold, where the core is sometimes still
+//     awake; the gaps between Unlock and the waiter's Lock in a
+//     contended Test1 sample had a median of 125 µs);
 //   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
 //     wake-up latency of an idle core (the time from a go statement to
 //     the new goroutine starting there), fitted to how late the second

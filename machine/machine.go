@@ -120,11 +120,11 @@ type Memory struct {
 // idle core is about 0.1 ms after a few microseconds of idling and about
 // 1.7 ms after 2 ms, and WakeP50Ns/WakeP90Ns (0.19 and 0.5 ms) are the
 // log-normal fitted to real back-to-back two-task par.For sections of
-// 0.1 to 3 ms. LockHandoffNs (80 µs) is not calibrate's isolated
-// hand-off (0.4 or 11 µs): it is fitted to lock-contended Test1 and Test2
-// samples at 2 threads, where a waiter that parked for more than about
-// 3 µs was woken after 90 to 400 µs (median about 0.1 ms; the
-// emulator's log-normal with median 80 µs has a mean of about 0.1 ms).
+// 0.1 to 3 ms. LockHandoffNs (80 µs) is fitted to lock-contended Test1
+// and Test2 samples at 2 threads, where a waiter that parked for more
+// than about 3 µs was woken after 90 to 400 µs (median about 0.1 ms; the
+// emulator's log-normal with median 80 µs has a mean of about 0.1 ms);
+// calibrate measured 110 to 130 µs on a later day.
 // Calibrate on your own machine for better predictions.
 func Default() Profile {
 	return Profile{

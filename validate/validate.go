@@ -156,6 +156,8 @@ type Report struct {
 	// speedups measured on a loaded machine are noisy.
 	LoadBefore float64 `json:"load_before,omitempty"`
 	LoadAfter  float64 `json:"load_after,omitempty"`
+	// Overheads are the goroutine costs ff charged (Config.Machine's).
+	Overheads machine.Overheads `json:"overheads"`
 }
 
 // loadAverage returns the 1-minute load average, or 0 where the system
@@ -280,7 +282,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
 	start := time.Now()
-	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: loadAverage()}
+	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: loadAverage(), Overheads: cfg.Machine.Overheads}
 	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
 	for i, name := range cfg.Emulators {
 		if emus[i], err = newEmulator(name, cfg.Fastest); err != nil {

@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/parallel-prophet/prophet/calibrate"
+	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/validate"
 )
@@ -25,7 +27,13 @@ the error |predicted − real| / real per test, emulator, schedule and thread
 count. A sample is reproducible from its seed.
 
 Thread counts above this machine's cores are skipped: a real run there does
-not measure the machine being predicted.`,
+not measure the machine being predicted.
+
+The goroutine overheads ff charges come from --machine, else from the saved
+machine profile (prophet calibrate); with neither, validate measures them on
+this machine first (about 2 seconds), since defaults measured elsewhere
+(or on another day of a shared VM) misjudge lock hand-offs and core
+wake-ups; --calibrate=false uses the built-in defaults instead.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -40,7 +48,8 @@ not measure the machine being predicted.`,
 		examples := fs.Bool("examples", false, "validate the bundled example kernels instead of generated samples")
 		format := fs.String("format", "table", "output format: table or json")
 		svg := fs.String("plot", "", "write a scatter plot of predicted against real speedups (SVG)")
-		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else built-in defaults)")
+		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else measured now; see --calibrate)")
+		calib := fs.Bool("calibrate", true, "with no machine profile, measure this machine's goroutine overheads first (false: built-in defaults)")
 		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
@@ -78,12 +87,23 @@ not measure the machine being predicted.`,
 				return usagef("--emulator: unknown emulator %q (want ff, syn)", n)
 			}
 		}
-		m, _, err := loadMachine(*machinePath)
+		m, src, err := loadMachine(*machinePath)
 		if err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
+		if src == "" && *calib {
+			bar := progress.New(e.stderr, "calibrate overheads", 0)
+			ov, err := calibrate.MeasureOverheads(ctx, func(done, total int) { bar.SetTotal(total); bar.Set(done) })
+			bar.Done()
+			if err != nil {
+				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)
+			}
+			m.Overheads = ov
+			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs, wake-up p50 %.0f µs, p90 %.0f µs); prophet calibrate saves a profile\n",
+				ov.LockHandoffNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3)
+		}
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, Examples: *examples, Scale: *scale,
