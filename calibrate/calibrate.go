@@ -67,7 +67,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			mo.LineSize = sys.LineSize
 		}
 		bar := progress.New(opt.Progress, "calibrate memory   ", 0)
-		mo.Progress = func(done, total int) { bar.SetTotal(total); bar.Set(done) }
+		mo.Progress = bar.Report
 		m, samples, err := MeasureMemory(ctx, mo)
 		bar.Done()
 		res.Samples = samples
@@ -81,7 +81,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			opt.Overheads = MeasureOverheads
 		}
 		bar := progress.New(opt.Progress, "calibrate overheads", 0)
-		o, err := opt.Overheads(ctx, func(done, total int) { bar.SetTotal(total); bar.Set(done) })
+		o, err := opt.Overheads(ctx, bar.Report)
 		bar.Done()
 		if err != nil {
 			return res, fmt.Errorf("calibrating overheads: %w", err)
@@ -90,7 +90,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	if !opt.SkipCompute {
 		bar := progress.New(opt.Progress, "calibrate compute  ", 0)
-		k, err := MeasureCompute(ctx, sys.Cores, func(done, total int) { bar.SetTotal(total); bar.Set(done) })
+		k, err := MeasureCompute(ctx, sys.Cores, bar.Report)
 		bar.Done()
 		if err != nil {
 			return res, fmt.Errorf("calibrating compute inflation: %w", err)

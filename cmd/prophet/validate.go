@@ -95,7 +95,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		defer stop()
 		if src == "" && *calib {
 			bar := progress.New(e.stderr, "calibrate overheads", 0)
-			ov, err := calibrate.MeasureOverheads(ctx, func(done, total int) { bar.SetTotal(total); bar.Set(done) })
+			ov, err := calibrate.MeasureOverheads(ctx, bar.Report)
 			bar.Done()
 			if err != nil {
 				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)

@@ -534,10 +534,16 @@ func (s *state) start(g *gor, core int) {
 // ready goroutine or goes idle. why is the idle span kind for the core.
 func (s *state) leave(g *gor, why string) {
 	s.rootFree = true // g's event is the root, and g no longer needs it
+	s.freeCore(s.offCore(g), why)
+}
+
+// offCore takes g off its core at the current time, counting the busy
+// time, and returns the core.
+func (s *state) offCore(g *gor) int {
 	core := g.core
 	g.core, g.last = -1, core
 	s.busy += s.now - s.coreSince[core]
-	s.freeCore(core, why)
+	return core
 }
 
 func (s *state) freeCore(core int, why string) {
@@ -732,11 +738,9 @@ func (s *state) yieldTo(lk *lockState, w *gor) bool {
 		s.h.down(i)
 		s.h.up(i)
 	}
-	core := u.core
 	u.debt = max(u.clock-s.now, 0)
 	u.resume = resDebt
-	s.busy += s.now - s.coreSince[core]
-	u.core, u.last = -1, core
+	core := s.offCore(u)
 	if w.parked {
 		s.nHandoff++
 		w.parked = false // counted here, not again when w runs

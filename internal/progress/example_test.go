@@ -17,3 +17,18 @@ func ExampleNew() {
 	// Output:
 	// work [========================] 3/3 100% in 0s
 }
+
+func ExampleBar_Report() {
+	// Report is a ready-made callback for functions that say how far
+	// they are as (done, total).
+	bar := progress.New(os.Stdout, "measure", 0)
+	measure := func(report func(done, total int)) {
+		for i := 1; i <= 4; i++ {
+			report(i, 4)
+		}
+	}
+	measure(bar.Report)
+	bar.Done()
+	// Output:
+	// measure [========================] 4/4 100% in 0s
+}

@@ -95,6 +95,13 @@ func (b *Bar) SetTotal(total int) {
 	b.update(b.done)
 }
 
+// Report sets the count to done of total steps: a progress callback of
+// the func(done, total int) shape the measuring functions take.
+func (b *Bar) Report(done, total int) {
+	b.SetTotal(total)
+	b.Set(done)
+}
+
 // Done completes the bar: it prints the final line (with the elapsed
 // time) and a newline. Later calls do nothing.
 func (b *Bar) Done() {
