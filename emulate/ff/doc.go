@@ -107,7 +107,10 @@
 //     averages the predicted times: the expected time when all wake-ups
 //     of one run are alike. The quantiles are rounded to 1/4096 ns (see
 //     Speed). This is deterministic; a section in which no core is ever
-//     woken is emulated only once.
+//     woken is emulated only once. A program that runs one section many
+//     times (Emulator.Sections, which emulate.Predict calls) spreads the
+//     samples over those runs instead, one sample per run, in turn: the
+//     total is the same expected time, at a K-th of the cost.
 //
 // # Speed
 //

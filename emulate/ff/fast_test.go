@@ -78,11 +78,11 @@ func TestShortcutsExact(t *testing.T) {
 				for oi, ov := range ovs {
 					for _, b := range []float64{1, 1.25} {
 						opt := emulate.Options{Overheads: ov}
-						a, err := fast.section(sec, threads, sched(t, s), b, opt, nil, 0)
+						a, err := fast.section(sec, threads, sched(t, s), b, opt, nil, 0, -1)
 						if err != nil {
 							t.Fatal(err)
 						}
-						want, err := slow.section(sec, threads, sched(t, s), b, opt, nil, 0)
+						want, err := slow.section(sec, threads, sched(t, s), b, opt, nil, 0, -1)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -63,6 +63,7 @@ func (e *Emulator) Name() string { return "ff" }
 var (
 	_ emulate.SectionEmulator = (*Emulator)(nil)
 	_ emulate.Cloner          = (*Emulator)(nil)
+	_ emulate.Batcher         = (*Emulator)(nil)
 )
 
 // Clone returns a copy of e with its own working memory, for
@@ -218,8 +219,10 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 	}, nil
 }
 
-// section emulates sec with every wake-up latency sample and averages.
-func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options, spans *[]emulate.Span, offset float64) (sectionRun, error) {
+// section emulates sec with every wake-up latency sample and averages;
+// with inst >= 0 it emulates sec once, with the sample rotated to inst
+// (see Sections), and records no spans.
+func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options, spans *[]emulate.Span, offset float64, inst int) (sectionRun, error) {
 	if threads < 1 || threads > MaxThreads {
 		return sectionRun{}, fmt.Errorf("thread count %d: must be between 1 and %d", threads, MaxThreads)
 	}
@@ -253,6 +256,11 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	clear(s.infos)
 	s.stepwise = e.stepwise
+	if inst >= 0 && len(lat) > 1 {
+		r, err := emulateOnce(s, p, threads, sched, burden, opt.Overheads, lat[rotated(inst, len(lat))], nil, 0, 0)
+		r.runs = 1
+		return r, err
+	}
 	first, err := emulateOnce(s, p, threads, sched, burden, opt.Overheads, lat[mid], spans, e.MaxSpans, offset)
 	first.runs = 1
 	if err != nil || first.wakes == 0 || len(lat) == 1 {
@@ -309,10 +317,15 @@ func checkSchedule(sc par.Schedule) error {
 // opt.Overheads. BusyNs and IdleNs add up, over the threads cores, the
 // time spent running goroutines (work and overheads) and the time idle.
 func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
-	r, err := e.section(sec, threads, sched, burden, opt, e.Timeline, 0)
+	r, err := e.section(sec, threads, sched, burden, opt, e.Timeline, 0, -1)
 	if err != nil {
 		return emulate.Section{}, err
 	}
+	return r.result(sec, threads, burden), nil
+}
+
+// result is r as the emulate.Section of sec.
+func (r sectionRun) result(sec *tree.Node, threads int, burden float64) emulate.Section {
 	idle := float64(threads)*r.parallel - r.busy
 	if idle < 0 {
 		idle = 0
@@ -320,7 +333,67 @@ func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burd
 	return emulate.Section{
 		Name: sec.Name, Count: sec.Reps(), Burden: burden,
 		ParallelNs: r.parallel, BusyNs: r.busy, IdleNs: idle,
-	}, nil
+	}
+}
+
+// RotateMin is how many single runs (Count 1) of top-level sections of
+// one name a program needs, per wake-up latency sample, for Sections to
+// emulate each of them once, with the samples taken in turn, instead of
+// once per sample.
+const RotateMin = 4
+
+// Sections implements emulate.Batcher: it predicts the top-level sections
+// of one program as Section does, with one saving. A program that runs a
+// section of one name many times (at least RotateMin × WakeSamples single
+// runs: LU's 499 elimination steps, a time-step loop) is charged the
+// expected wake-up latency over all of them, not over each: its k-th
+// such run is emulated once, with the wake-up sample k takes in the order
+// 0, 1, …, K−1, K−1, …, 1, 0, 0, 1, … (back and forth, so that a trend
+// in the sections' sizes meets every sample alike). Each sample then
+// stands for a share of the runs spread over the whole program, the total
+// is the same as averaging every run over every sample up to that
+// spread, and the emulation costs a K-th. Sections of other names, runs
+// of Count > 1 and every section while a Timeline is recorded are
+// emulated with every sample, as Section does. burdens[i] is secs[i]'s
+// burden factor; gaps is not used.
+func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens, gaps []float64, opt emulate.Options) ([]emulate.Section, error) {
+	if len(burdens) != len(secs) {
+		return nil, fmt.Errorf("%d burden factors for %d sections", len(burdens), len(secs))
+	}
+	k := len(wakeLatencies(opt.Overheads, e.WakeSamples))
+	singles := map[string]int{}
+	if k > 1 && e.Timeline == nil && !e.stepwise {
+		for _, sec := range secs {
+			if sec.Reps() == 1 {
+				singles[sec.Name]++
+			}
+		}
+	}
+	seen := map[string]int{}
+	out := make([]emulate.Section, len(secs))
+	for i, sec := range secs {
+		inst := -1
+		if sec.Reps() == 1 && singles[sec.Name] >= RotateMin*k {
+			inst = seen[sec.Name]
+			seen[sec.Name]++
+		}
+		r, err := e.section(sec, threads, sched, burdens[i], opt, e.Timeline, 0, inst)
+		if err != nil {
+			return nil, fmt.Errorf("section %q: %w", sec.Name, err)
+		}
+		out[i] = r.result(sec, threads, burdens[i])
+	}
+	return out, nil
+}
+
+// rotated returns the wake-up sample of a section's inst-th run when the
+// runs take the k samples in turn, back and forth.
+func rotated(inst, k int) int {
+	i := inst % (2 * k)
+	if i >= k {
+		i = 2*k - 1 - i
+	}
+	return i
 }
 
 // SpanRepeat is the kind of the span Trace puts after a top-level
@@ -350,7 +423,7 @@ func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emul
 			at += d
 		case tree.KindSec:
 			b := opt.BurdenOf(n, threads)
-			r, err := e.section(n, threads, sched, b, opt, &spans, at)
+			r, err := e.section(n, threads, sched, b, opt, &spans, at, -1)
 			if err != nil {
 				return nil, emulate.Result{}, fmt.Errorf("section %q: %w", n.Name, err)
 			}

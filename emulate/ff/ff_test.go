@@ -733,3 +733,68 @@ func mustCompile(t testing.TB, sec *tree.Node) *prog {
 	}
 	return p
 }
+
+// TestSectionsRotate checks Sections' wake-up sample rotation on the
+// two-task section of TestWakeLatency, whose time with latency W is
+// 100 + min(W, 100): RotateMin·K runs of one name take every sample
+// RotateMin times (0..4, 4..0, twice), so their total is exactly the
+// per-run average times the runs; one run fewer goes back to averaging
+// each run; a lone run of another name and a run with Count 2 are
+// averaged too.
+func TestSectionsRotate(t *testing.T) {
+	ov := machine.Overheads{WakeP50Ns: 50, WakeP90Ns: 400}
+	lat := wakeLatencies(ov, DefaultWakeSamples)
+	var avg float64
+	for _, l := range lat {
+		avg += 100 + math.Min(l, 100)
+	}
+	avg /= float64(len(lat))
+	two := func(name string) *tree.Node {
+		return tree.Sec(name, tree.Task("a", tree.U(100)), tree.Task("b", tree.U(100)))
+	}
+	k := len(lat)
+	for _, n := range []int{RotateMin*k - 1, RotateMin * k} {
+		var secs []*tree.Node
+		for range n {
+			secs = append(secs, two("step"))
+		}
+		secs = append(secs, two("other"), tree.Run(2, two("step")))
+		burdens := make([]float64, len(secs))
+		for i := range burdens {
+			burdens[i] = 1
+		}
+		got, err := New().Sections(secs, 2, sched(t, "static"), burdens, nil, emulate.Options{Overheads: ov})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total float64
+		for i, s := range got[:n] {
+			want := avg
+			if n == RotateMin*k {
+				want = 100 + math.Min(lat[rotated(i, k)], 100)
+			}
+			if math.Abs(s.ParallelNs-want) > 1e-9 {
+				t.Errorf("%d runs: run %d took %v, want %v", n, i, s.ParallelNs, want)
+			}
+			total += s.ParallelNs
+		}
+		if math.Abs(total-float64(n)*avg) > 1e-6 {
+			t.Errorf("%d runs: total %v, want %v", n, total, float64(n)*avg)
+		}
+		for _, s := range got[n:] {
+			if math.Abs(s.ParallelNs-avg) > 1e-9 {
+				t.Errorf("%d runs: section %q (count %d) took %v, want the average %v", n, s.Name, s.Count, s.ParallelNs, avg)
+			}
+		}
+	}
+	if lat[0] >= 100 || lat[k-1] <= lat[0] {
+		t.Fatalf("latencies %v: the samples must give different times", lat)
+	}
+	var order []int
+	for i := range 2*k + 2 {
+		order = append(order, rotated(i, k))
+	}
+	if want := []int{0, 1, 2, 3, 4, 4, 3, 2, 1, 0, 0, 1}; !slices.Equal(order, want) {
+		t.Errorf("rotation order %v, want %v", order, want)
+	}
+}
