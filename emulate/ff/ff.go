@@ -29,8 +29,9 @@ const DefaultWakeSamples = 5
 type Emulator struct {
 	// WakeSamples is how many wake-up latencies (quantiles of the
 	// latency distribution, see the package documentation) each section
-	// is emulated with; the predictions are averaged. Zero means
-	// DefaultWakeSamples; 1 uses the median only.
+	// is emulated with; the predictions are averaged (Sections spreads
+	// them over the runs of a section a program runs many times
+	// instead). Zero means DefaultWakeSamples; 1 uses the median only.
 	WakeSamples int
 	// Timeline, when not nil, receives the spans of every emulated
 	// section run (the run with the median wake-up latency), with times
