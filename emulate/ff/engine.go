@@ -3,6 +3,7 @@ package ff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/parallel-prophet/prophet/emulate"
@@ -137,6 +138,11 @@ type gor struct {
 	// gen counts the times g was freed, telling a recycled gor from
 	// the goroutine it was (lockState.holder).
 	gen uint32
+	// moved holds, when a timeline is recorded, the spans g had drawn
+	// past the time it yielded its core (resDebt), to be drawn again
+	// where it resumes; yieldAt is that time.
+	moved   []emulate.Span
+	yieldAt float64
 }
 
 // team is the shared state of one section instance.
@@ -437,6 +443,52 @@ func (s *state) span(core int, start, end float64, kind, name string, sec *cnode
 	})
 }
 
+// cutSpans cuts the spans drawn on core at the current time: the parts
+// past it are removed from the timeline and appended to moved, in time
+// order, which it returns.
+func (s *state) cutSpans(core int, moved []emulate.Span) []emulate.Span {
+	now := s.offset + s.now
+	sp := *s.spans
+	first := len(moved)
+	cut := false
+	for i := len(sp) - 1; i >= 0; i-- {
+		x := &sp[i]
+		if x.Thread != core {
+			continue
+		}
+		if x.EndNs <= now {
+			break // a core's spans are drawn in time order
+		}
+		tail := *x
+		tail.StartNs = max(tail.StartNs, now)
+		moved = append(moved, tail)
+		if x.StartNs < now {
+			x.EndNs = now
+		} else {
+			x.Thread, cut = -1, true // removed below
+		}
+	}
+	slices.Reverse(moved[first:])
+	if cut {
+		*s.spans = slices.DeleteFunc(sp, func(x emulate.Span) bool { return x.Thread < 0 })
+	}
+	return moved
+}
+
+// redraw draws the spans g moved when it yielded its core again on the
+// core it resumes on, shifted to the time it resumes.
+func (s *state) redraw(g *gor) {
+	d := g.clock - g.yieldAt
+	for _, x := range g.moved {
+		if s.maxSpans > 0 && len(*s.spans) >= s.maxSpans {
+			break
+		}
+		x.Thread, x.StartNs, x.EndNs = g.core, x.StartNs+d, x.EndNs+d
+		*s.spans = append(*s.spans, x)
+	}
+	g.moved = g.moved[:0]
+}
+
 func (s *state) push(e event) {
 	s.seq++
 	e.seq = s.seq
@@ -506,6 +558,7 @@ func (s *state) newG() *gor {
 func (s *state) freeG(g *gor) {
 	g.gen++
 	g.frames = g.frames[:0]
+	g.moved = g.moved[:0]
 	g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
 	s.free = append(s.free, g)
 }
@@ -741,6 +794,12 @@ func (s *state) yieldTo(lk *lockState, w *gor) bool {
 	u.debt = max(u.clock-s.now, 0)
 	u.resume = resDebt
 	core := s.offCore(u)
+	if s.spans != nil {
+		// u had drawn its work up to u.clock on this core: what lies
+		// past now moves with u, and the core goes straight to w.
+		u.moved, u.yieldAt = s.cutSpans(core, u.moved[:0]), s.now
+		s.idleSince[core] = s.now
+	}
 	if w.parked {
 		s.nHandoff++
 		w.parked = false // counted here, not again when w runs
@@ -901,6 +960,9 @@ func (s *state) run(g *gor) (float64, bool) {
 		}
 	case resDebt:
 		g.resume = resNone
+		if s.spans != nil {
+			s.redraw(g)
+		}
 		g.clock += g.debt
 		g.debt = 0
 	case resLock:

@@ -1,8 +1,11 @@
 package ff
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
+	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -103,6 +106,48 @@ func TestStarvationYield(t *testing.T) {
 		}
 		if r.parallel != tc.want || r.nHandoff != 168 {
 			t.Errorf("wake-up latency %v: time %v with %d hand-offs, want %v with 168", tc.wake, r.parallel, r.nHandoff, tc.want)
+		}
+	}
+}
+
+// TestStarvationYieldTimeline draws TestStarvationYield's schedule: no
+// two spans of one core overlap (the waiter takes the unlocker's core at
+// the hand-off, and the unlocker's work past it moves to the core that
+// takes it next), and every nanosecond of work is drawn once.
+func TestStarvationYieldTimeline(t *testing.T) {
+	var ch []*tree.Node
+	for range 400 {
+		ch = append(ch, tree.L(1, 5000), tree.U(1000))
+	}
+	sec := tree.Sec("yield", tree.Task("a", ch...), tree.Task("b", tree.U(1), tree.L(1, 10)))
+	ov := machine.Overheads{LockHandoffNs: 2000}
+	for _, wake := range []float64{0, 5, 50} {
+		var spans []emulate.Span
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "static"), 1, ov, wake, &spans, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var work float64
+		byCore := map[int][]emulate.Span{}
+		for _, s := range spans {
+			byCore[s.Thread] = append(byCore[s.Thread], s)
+			if s.Kind == emulate.SpanTask || s.Kind == emulate.SpanLock {
+				work += s.EndNs - s.StartNs
+			}
+			if s.EndNs > r.parallel {
+				t.Errorf("wake %v: span %+v ends after the section (%v)", wake, s, r.parallel)
+			}
+		}
+		if work != 400*6000+11 {
+			t.Errorf("wake %v: %v ns of work drawn, want %v", wake, work, 400*6000+11)
+		}
+		for c, ss := range byCore {
+			slices.SortFunc(ss, func(a, b emulate.Span) int { return cmp.Compare(a.StartNs, b.StartNs) })
+			for i := 1; i < len(ss); i++ {
+				if ss[i].StartNs < ss[i-1].EndNs {
+					t.Errorf("wake %v: core %d: %+v overlaps %+v", wake, c, ss[i], ss[i-1])
+				}
+			}
 		}
 	}
 }
