@@ -73,18 +73,24 @@ func TestMutexModel(t *testing.T) {
 	}
 }
 
-// TestStarvationYield checks the starvation-mode hand-off: the unlocker
-// yields its core to the waiter and runs the rest of its work once a core
-// takes it again, the woken idle core (after the wake-up latency) or the
-// waiter's core when the waiter is done, whichever comes first.
-func TestStarvationYield(t *testing.T) {
-	// a: 400 × (L 5000, U 1000) on worker 0; b: U 1, L 10 on worker 1.
+// yieldSection is TestStarvationYield's section: a, 400 × (L 5000,
+// U 1000), on worker 0 and b, U 1 and L 10, on worker 1, both on lock 1,
+// with a hand-off latency of 2000.
+func yieldSection() (*tree.Node, machine.Overheads) {
 	var ch []*tree.Node
 	for range 400 {
 		ch = append(ch, tree.L(1, 5000), tree.U(1000))
 	}
 	sec := tree.Sec("yield", tree.Task("a", ch...), tree.Task("b", tree.U(1), tree.L(1, 10)))
-	ov := machine.Overheads{LockHandoffNs: 2000}
+	return sec, machine.Overheads{LockHandoffNs: 2000}
+}
+
+// TestStarvationYield checks the starvation-mode hand-off: the unlocker
+// yields its core to the waiter and runs the rest of its work once a core
+// takes it again, the woken idle core (after the wake-up latency) or the
+// waiter's core when the waiter is done, whichever comes first.
+func TestStarvationYield(t *testing.T) {
+	sec, ov := yieldSection()
 	// a's k-th L runs 6000(k-1) to 6000k-1000; each Unlock wakes b,
 	// which comes back 2000 later, at 6000k+1000, to find that a took
 	// the lock again at 6000k. At its retry at 1003000 (k = 167) b has
@@ -115,12 +121,7 @@ func TestStarvationYield(t *testing.T) {
 // the hand-off, and the unlocker's work past it moves to the core that
 // takes it next), and every nanosecond of work is drawn once.
 func TestStarvationYieldTimeline(t *testing.T) {
-	var ch []*tree.Node
-	for range 400 {
-		ch = append(ch, tree.L(1, 5000), tree.U(1000))
-	}
-	sec := tree.Sec("yield", tree.Task("a", ch...), tree.Task("b", tree.U(1), tree.L(1, 10)))
-	ov := machine.Overheads{LockHandoffNs: 2000}
+	sec, ov := yieldSection()
 	for _, wake := range []float64{0, 5, 50} {
 		var spans []emulate.Span
 		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "static"), 1, ov, wake, &spans, 0, 0)
