@@ -139,10 +139,9 @@ type gor struct {
 	// the goroutine it was (lockState.holder).
 	gen uint32
 	// moved holds, when a timeline is recorded, the spans g had drawn
-	// past the time it yielded its core (resDebt), to be drawn again
-	// where it resumes; yieldAt is that time.
-	moved   []emulate.Span
-	yieldAt float64
+	// past the time it yielded its core (resDebt; the first starts at
+	// that time), to be drawn again where it resumes.
+	moved []emulate.Span
 }
 
 // team is the shared state of one section instance.
@@ -434,13 +433,18 @@ func (s *state) span(core int, start, end float64, kind, name string, sec *cnode
 	if s.spans == nil || end <= start {
 		return
 	}
-	if s.maxSpans > 0 && len(*s.spans) >= s.maxSpans {
-		return
-	}
-	*s.spans = append(*s.spans, emulate.Span{
+	s.addSpan(emulate.Span{
 		Thread: core, StartNs: s.offset + start, EndNs: s.offset + end,
 		Kind: kind, Name: name, Section: s.p.name(sec),
 	})
+}
+
+// addSpan appends x to the timeline unless it is full.
+func (s *state) addSpan(x emulate.Span) {
+	if s.maxSpans > 0 && len(*s.spans) >= s.maxSpans {
+		return
+	}
+	*s.spans = append(*s.spans, x)
 }
 
 // cutSpans cuts the spans drawn on core at the current time: the parts
@@ -478,13 +482,13 @@ func (s *state) cutSpans(core int, moved []emulate.Span) []emulate.Span {
 // redraw draws the spans g moved when it yielded its core again on the
 // core it resumes on, shifted to the time it resumes.
 func (s *state) redraw(g *gor) {
-	d := g.clock - g.yieldAt
+	if len(g.moved) == 0 {
+		return
+	}
+	d := s.offset + g.clock - g.moved[0].StartNs
 	for _, x := range g.moved {
-		if s.maxSpans > 0 && len(*s.spans) >= s.maxSpans {
-			break
-		}
 		x.Thread, x.StartNs, x.EndNs = g.core, x.StartNs+d, x.EndNs+d
-		*s.spans = append(*s.spans, x)
+		s.addSpan(x)
 	}
 	g.moved = g.moved[:0]
 }
@@ -797,7 +801,7 @@ func (s *state) yieldTo(lk *lockState, w *gor) bool {
 	if s.spans != nil {
 		// u had drawn its work up to u.clock on this core: what lies
 		// past now moves with u, and the core goes straight to w.
-		u.moved, u.yieldAt = s.cutSpans(core, u.moved[:0]), s.now
+		u.moved = s.cutSpans(core, u.moved[:0])
 		s.idleSince[core] = s.now
 	}
 	if w.parked {
