@@ -1002,14 +1002,14 @@ func (s *state) run(g *gor) (float64, bool) {
 				}
 			}
 			f.walked = false
-			if f.i >= int(f.node.n) {
+			if f.i >= int(f.node.n()) {
 				g.frames = g.frames[:top]
 				continue
 			}
 			c := &s.p.kids(f.node)[f.i]
-			switch c.kind {
+			switch c.kind() {
 			case tree.KindU:
-				d := float64(c.len) * float64(c.count-f.rep) * s.burden
+				d := float64(c.len()) * float64(c.count()-f.rep) * s.burden
 				if s.spans != nil {
 					s.span(g.core, g.clock, g.clock+d, emulate.SpanTask, s.p.name(f.node), f.sec)
 				}
@@ -1021,7 +1021,7 @@ func (s *state) run(g *gor) (float64, bool) {
 					return g.clock, true
 				}
 				f.rep++
-				if f.rep >= c.count {
+				if f.rep >= c.count() {
 					f.i++
 					f.rep = 0
 				}
@@ -1030,13 +1030,13 @@ func (s *state) run(g *gor) (float64, bool) {
 				}
 			case tree.KindSec:
 				f.rep++
-				if f.rep >= c.count {
+				if f.rep >= c.count() {
 					f.i++
 					f.rep = 0
 				}
 				g.frames = append(g.frames, frame{kind: fSec, node: c, sec: c})
 			default:
-				s.fail("task %q holds a %s node", s.p.name(f.node), c.kind)
+				s.fail("task %q holds a %s node", s.p.name(f.node), c.kind())
 			}
 		case fSec, fWorker:
 			var st step
@@ -1067,8 +1067,8 @@ func (s *state) overhead(g *gor, d float64, name string, sec *cnode) {
 // acquire runs L node c for g at the current time (g.clock == s.now):
 // at once when the lock is free, else g queues and blocks (returns false).
 func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
-	lk := s.lock(c.ref)
-	l := float64(c.len) * s.burden
+	lk := s.lock(c.ref())
+	l := float64(c.len()) * s.burden
 	s.nLock++
 	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
 		// The Unlock at lk.evAt, at this very time, wakes its waiter
@@ -1128,9 +1128,9 @@ func (s *state) walk(g *gor, f *frame) step {
 	ch := s.p.kids(f.node)
 	for f.i < len(ch) {
 		c := &ch[f.i]
-		switch c.kind {
+		switch c.kind() {
 		case tree.KindU:
-			g.clock += float64(c.len) * float64(c.count-f.rep) * s.burden
+			g.clock += float64(c.len()) * float64(c.count()-f.rep) * s.burden
 			f.i++
 			f.rep = 0
 		case tree.KindL:
@@ -1140,12 +1140,12 @@ func (s *state) walk(g *gor, f *frame) step {
 				}
 				s.now = g.clock
 			}
-			lk := s.lock(c.ref)
+			lk := s.lock(c.ref())
 			if lk.waiters.len() > 0 || lk.releaseAt > s.now {
 				return stBlock
 			}
 			f.rep++
-			if f.rep >= c.count {
+			if f.rep >= c.count() {
 				f.i++
 				f.rep = 0
 			}
@@ -1153,7 +1153,7 @@ func (s *state) walk(g *gor, f *frame) step {
 			if s.ov.LockNs > 0 {
 				g.clock += s.ov.LockNs
 			}
-			g.clock += float64(c.len) * s.burden
+			g.clock += float64(c.len()) * s.burden
 			lk.hold(g, g.clock)
 		default:
 			return stBlock
@@ -1379,7 +1379,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 
 // lockName names L node c of task for the timeline.
 func (s *state) lockName(task, c *cnode) string {
-	return s.p.name(task) + " lock " + strconv.Itoa(s.p.lockIDs[c.ref])
+	return s.p.name(task) + " lock " + strconv.Itoa(s.p.lockIDs[c.ref()])
 }
 
 // serialU runs d ns of a section's own computation on g.
@@ -1433,7 +1433,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		return stCont
 	case phJoin:
 		tm := f.team
-		if f.node.nowait || tm.k <= 1 && tm.spawned == 0 {
+		if f.node.nowait() || tm.k <= 1 && tm.spawned == 0 {
 			f.phase = phDone
 			return stCont
 		}
@@ -1451,7 +1451,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		s.leave(g, emulate.SpanIdle)
 		return stBlock
 	case phDone:
-		if tm := f.team; tm != nil && !f.node.nowait {
+		if tm := f.team; tm != nil && !f.node.nowait() {
 			// Every member has ended: the team can be reused.
 			f.team, f.info = nil, nil
 			*tm = team{}
@@ -1466,9 +1466,9 @@ func (s *state) stepSec(g *gor, top int) step {
 			return stCont
 		}
 		c := &ch[f.i]
-		switch c.kind {
+		switch c.kind() {
 		case tree.KindU:
-			s.serialU(g, float64(c.len)*float64(c.count-f.rep), f.node)
+			s.serialU(g, float64(c.len())*float64(c.count()-f.rep), f.node)
 			f.i++
 			f.rep = 0
 		case tree.KindTask:
@@ -1492,7 +1492,7 @@ func (s *state) stepSec(g *gor, top int) step {
 				}
 				tm.spawned++
 				f.rep++
-				last := f.rep >= c.count
+				last := f.rep >= c.count()
 				if last {
 					f.i++
 					f.rep = 0
@@ -1505,7 +1505,7 @@ func (s *state) stepSec(g *gor, top int) step {
 				}
 			}
 		default:
-			s.fail("section %q holds a %s node", s.p.name(f.node), c.kind)
+			s.fail("section %q holds a %s node", s.p.name(f.node), c.kind())
 			return stBlock
 		}
 		return stCont
@@ -1525,7 +1525,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 	if s.stepwise || s.spans != nil || len(s.idle) > 0 {
 		return false
 	}
-	m := s.p.kids(f.node)[f.i].count - f.rep
+	m := s.p.kids(f.node)[f.i].count() - f.rep
 	spawnNs := 0.0
 	if s.ov.SpawnNs > 0 {
 		spawnNs = s.ov.SpawnNs
@@ -1562,7 +1562,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 	tm.spawned += int(j)
 	tm.pending += int(j)
 	f.rep += j
-	if f.rep >= s.p.kids(f.node)[f.i].count {
+	if f.rep >= s.p.kids(f.node)[f.i].count() {
 		f.i++
 		f.rep = 0
 		f.w++
@@ -1668,7 +1668,7 @@ func (s *state) stepWorker(g *gor, top int) step {
 	}
 	if info.dense {
 		for f.left > 0 {
-			tf := frame{kind: fTask, node: &s.p.nodes[info.node.first+int32(f.cur.run)], sec: f.sec}
+			tf := frame{kind: fTask, node: &s.p.nodes[info.node.first()+int32(f.cur.run)], sec: f.sec}
 			f.left--
 			f.cur.run++
 			if done, st := s.walkNew(g, &tf); !done {

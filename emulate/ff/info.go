@@ -55,22 +55,22 @@ func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 	kids := p.kids(sec)
 	for i := range kids {
 		c := &kids[i]
-		switch c.kind {
+		switch c.kind() {
 		case tree.KindU:
-			w := float64(c.len) * float64(c.count)
+			w := float64(c.len()) * float64(c.count())
 			if info.n == 0 {
 				info.leadU += w
 			} else {
 				info.midU += w
 			}
 		case tree.KindTask:
-			r := taskRun{node: c, count: c.count, start: info.n, pure: true}
+			r := taskRun{node: c, count: c.count(), start: info.n, pure: true}
 			for _, x := range p.kids(c) {
-				if x.kind != tree.KindU {
+				if x.kind() != tree.KindU {
 					r.pure = false
 				}
-				if x.kind == tree.KindU || x.kind == tree.KindL {
-					r.work += float64(x.len) * float64(x.count)
+				if x.kind() == tree.KindU || x.kind() == tree.KindL {
+					r.work += float64(x.len()) * float64(x.count())
 				}
 			}
 			r.shapeOneL(p)
@@ -90,10 +90,10 @@ type cursor struct {
 
 // denseInfo fills info and reports true when sec is dense.
 func denseInfo(sec *cnode, info *secInfo) bool {
-	if !sec.dense {
+	if !sec.dense() {
 		return false
 	}
-	*info = secInfo{dense: true, node: sec, n: int64(sec.n)}
+	*info = secInfo{dense: true, node: sec, n: int64(sec.n())}
 	return true
 }
 
@@ -126,23 +126,23 @@ func (r *taskRun) shapeOneL(p *prog) {
 	nL := 0
 	var pre, post, l int64
 	for i, x := range p.kids(r.node) {
-		if x.len < 0 || x.len >= maxExact || x.count >= 1<<20 {
+		if x.len() < 0 || x.len() >= maxExact || x.count() >= 1<<20 {
 			return
 		}
-		switch x.kind {
+		switch x.kind() {
 		case tree.KindU:
 			if nL == 0 {
-				pre += x.len * x.count
+				pre += x.len() * x.count()
 			} else {
-				post += x.len * x.count
+				post += x.len() * x.count()
 			}
 		case tree.KindL:
-			if nL > 0 || x.count != 1 {
+			if nL > 0 || x.count() != 1 {
 				return
 			}
 			nL++
-			l = x.len
-			r.lockID, r.iL = x.ref, i
+			l = x.len()
+			r.lockID, r.iL = x.ref(), i
 		default:
 			return
 		}

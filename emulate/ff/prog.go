@@ -8,28 +8,59 @@ import (
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// cnode is the engine's compact copy of a tree.Node: 32 bytes, with the
+// cnode is the engine's compact copy of a tree.Node: 16 bytes, with the
 // children of a node stored next to each other in prog.nodes. Walking a
 // large tree is bound by memory traffic: a tree.Node takes 144 bytes
 // and its children sit wherever the builder allocated them, while a
-// task's U, L, U children here share two cache lines.
+// task's U, L, U children here fit in one cache line. (Going from 32 to
+// 64 bytes a node made BenchmarkNested about 40% slower.)
 type cnode struct {
-	kind   tree.Kind
-	nowait bool
-	// dense is set on a Sec whose children are all tasks of Count 1:
-	// task i is child i (see secInfo).
-	dense bool
-	// ref is, for an L node, its lock's index in prog.lockIDs; for a Sec
-	// or Task node, the source node's index in prog.src (for names).
-	ref int32
-	// len is the length of a U or L node.
-	len int64
-	// count is the node's repetition count, at least 1.
-	count int64
-	// first and n place a Sec's or Task's children:
-	// prog.nodes[first : first+n].
-	first, n int32
+	// v is, for a U or L node, its length; for a Sec or Task node, its
+	// children block prog.nodes[first : first+n], first in the low 32
+	// bits and n in the high 32.
+	v int64
+	// cnt is the node's repetition count, 1 to maxCount (compile splits
+	// a longer run into several nodes).
+	cnt int32
+	// meta holds the kind (bits 0-2), nowait (bit 3), dense (bit 4) and,
+	// from bit 5, ref: for an L node its lock's index in prog.lockIDs,
+	// for a Sec or Task node the source node's index in prog.src.
+	meta uint32
 }
+
+// cnode meta bits.
+const (
+	metaKind   = 1<<3 - 1
+	metaNowait = 1 << 3
+	// metaDense is set on a Sec whose children are all tasks of Count
+	// 1: task i is child i (see secInfo).
+	metaDense = 1 << 4
+	metaRef   = 5
+	// maxRef bounds ref.
+	maxRef = 1<<(32-metaRef) - 1
+	// maxCount bounds a cnode's count.
+	maxCount = math.MaxInt32
+)
+
+func (c *cnode) kind() tree.Kind { return tree.Kind(c.meta & metaKind) }
+func (c *cnode) nowait() bool    { return c.meta&metaNowait != 0 }
+func (c *cnode) dense() bool     { return c.meta&metaDense != 0 }
+func (c *cnode) ref() int32      { return int32(c.meta >> metaRef) }
+
+// len returns a U or L node's length.
+func (c *cnode) len() int64 { return c.v }
+
+// count returns the node's repetition count.
+func (c *cnode) count() int64 { return int64(c.cnt) }
+
+// first and n place a Sec's or Task's children: prog.nodes[first :
+// first+n].
+func (c *cnode) first() int32 { return int32(uint32(c.v)) }
+func (c *cnode) n() int32     { return int32(uint64(c.v) >> 32) }
+
+// block returns the v of a Sec or Task node whose children are
+// nodes[first : first+n].
+func block(first, n int) int64 { return int64(uint64(uint32(n))<<32 | uint64(uint32(first))) }
 
 // prog is the compact copy of one top-level section.
 type prog struct {
@@ -46,15 +77,17 @@ func (p *prog) root() *cnode { return &p.nodes[0] }
 
 // kids returns n's children.
 func (p *prog) kids(n *cnode) []cnode {
-	return p.nodes[n.first : n.first+n.n : n.first+n.n]
+	first := uint32(n.v)
+	end := first + uint32(uint64(n.v)>>32)
+	return p.nodes[first:end:end]
 }
 
 // name returns the name of Sec or Task node n.
 func (p *prog) name(n *cnode) string {
-	if n == nil || n.kind == tree.KindU || n.kind == tree.KindL {
+	if n == nil || n.kind() == tree.KindU || n.kind() == tree.KindL {
 		return ""
 	}
-	return p.src[n.ref].Name
+	return p.src[n.ref()].Name
 }
 
 // compiler builds a prog.
@@ -94,66 +127,109 @@ func compile(sec *tree.Node) (*prog, error) {
 	return c.p, nil
 }
 
-// place sets nodes[at] to the header of Sec or Task node n and gives n
-// its children block, with its leaf children in it and its inner
-// children's places (filled by expand). A shared node placed before
-// gets the same header and block.
+// place sets nodes[at] to the header of Sec or Task node n (and the
+// nodes after it to the further pieces of a run longer than maxCount)
+// and gives n its children block, with its leaf children in it and its
+// inner children's places (filled by expand). A shared node placed
+// before gets the same header and block.
 func (c *compiler) place(n *tree.Node, at int) error {
 	if n.Shared() {
 		if h, ok := c.shared[n]; ok {
-			c.p.nodes[at] = h
+			c.put(at, h, n.Reps())
 			return nil
 		}
 	}
 	p := c.p
-	if len(p.nodes)+len(n.Children) > math.MaxInt32 || len(p.src) >= math.MaxInt32 {
-		return fmt.Errorf("section too large to emulate (more than %d nodes)", math.MaxInt32)
-	}
-	h := cnode{kind: n.Kind, nowait: n.Nowait, ref: int32(len(p.src)), count: n.Reps(),
-		first: int32(len(p.nodes)), n: int32(len(n.Children)), dense: n.Kind == tree.KindSec}
-	p.src = grow(p.src, 1)
-	p.src[len(p.src)-1] = n
-	p.nodes = grow(p.nodes, len(n.Children))
-	for i, ch := range n.Children {
+	size := 0
+	for _, ch := range n.Children {
 		if ch == nil {
 			return fmt.Errorf("%s %q: nil child", kindWord(n.Kind), n.Name)
 		}
+		size += pieces(ch)
+	}
+	if len(p.nodes)+size > math.MaxInt32 || len(p.src) > maxRef {
+		return fmt.Errorf("section too large to emulate (more than %d nodes)", min(math.MaxInt32, maxRef))
+	}
+	meta := uint32(n.Kind) | uint32(len(p.src))<<metaRef
+	if n.Nowait {
+		meta |= metaNowait
+	}
+	dense := n.Kind == tree.KindSec
+	first := len(p.nodes)
+	p.src = grow(p.src, 1)
+	p.src[len(p.src)-1] = n
+	p.nodes = grow(p.nodes, size)
+	pos := first
+	for _, ch := range n.Children {
 		if err := checkChild(n, ch); err != nil {
 			return err
 		}
 		if ch.Kind != tree.KindTask || ch.Count > 1 {
-			h.dense = false
+			dense = false
 		}
 		if ch.Kind == tree.KindU || ch.Kind == tree.KindL {
 			if ch.Len < 0 {
 				return fmt.Errorf("%s %q: negative length %d", kindWord(n.Kind), n.Name, ch.Len)
 			}
-			k := cnode{kind: ch.Kind, len: ch.Len, count: ch.Reps()}
+			k := cnode{v: ch.Len, meta: uint32(ch.Kind)}
 			if ch.Kind == tree.KindL {
-				k.ref = c.lock(ch.Lock)
+				i, err := c.lock(ch.Lock)
+				if err != nil {
+					return err
+				}
+				k.meta |= uint32(i) << metaRef
 			}
-			p.nodes[int(h.first)+i] = k
+			c.put(pos, k, ch.Reps())
 		}
+		pos += pieces(ch)
 	}
-	p.nodes[at] = h
+	if dense {
+		meta |= metaDense
+	}
+	h := cnode{v: block(first, size), meta: meta}
+	c.put(at, h, n.Reps())
 	if n.Shared() {
 		c.shared[n] = h
 	}
 	return nil
 }
 
+// pieces returns the number of cnodes child n takes in its parent's
+// block: one per maxCount of its repetitions.
+func pieces(n *tree.Node) int {
+	return int((n.Reps() + maxCount - 1) / maxCount)
+}
+
+// put writes h at nodes[at], with count reps, or, for a run longer than
+// maxCount, at nodes[at], nodes[at+1], ..., one piece of the run each
+// (the expanded tasks or nodes are the same).
+func (c *compiler) put(at int, h cnode, reps int64) {
+	for reps > 0 {
+		k := min(reps, maxCount)
+		h.cnt = int32(k)
+		c.p.nodes[at] = h
+		at++
+		reps -= k
+	}
+}
+
 // expand places the inner children of n (placed at at), then expands
 // each of them.
 func (c *compiler) expand(n *tree.Node, at int) error {
-	first := int(c.p.nodes[at].first)
-	for i, ch := range n.Children {
+	first := int(c.p.nodes[at].first())
+	pos := first
+	for _, ch := range n.Children {
 		if !ch.Kind.IsLeaf() {
-			if err := c.place(ch, first+i); err != nil {
+			if err := c.place(ch, pos); err != nil {
 				return err
 			}
 		}
+		pos += pieces(ch)
 	}
-	for i, ch := range n.Children {
+	pos = first
+	for _, ch := range n.Children {
+		at := pos
+		pos += pieces(ch)
 		if ch.Kind.IsLeaf() {
 			continue
 		}
@@ -163,7 +239,7 @@ func (c *compiler) expand(n *tree.Node, at int) error {
 			}
 			c.expanded[ch] = true
 		}
-		if err := c.expand(ch, first+i); err != nil {
+		if err := c.expand(ch, at); err != nil {
 			return err
 		}
 	}
@@ -186,14 +262,17 @@ func grow[T any](s []T, k int) []T {
 }
 
 // lock returns the dense index of lock id.
-func (c *compiler) lock(id int) int32 {
+func (c *compiler) lock(id int) (int32, error) {
 	if i, ok := c.locks[id]; ok {
-		return i
+		return i, nil
+	}
+	if len(c.p.lockIDs) > maxRef {
+		return 0, fmt.Errorf("section too large to emulate (more than %d lock ids)", maxRef)
 	}
 	i := int32(len(c.p.lockIDs))
 	c.locks[id] = i
 	c.p.lockIDs = append(c.p.lockIDs, id)
-	return i
+	return i, nil
 }
 
 // checkChild checks that ch may be a child of n.
@@ -232,7 +311,7 @@ type progEntry struct {
 	err  error
 }
 
-// maxCachedNodes bounds the nodes a progCache holds (32 bytes each).
+// maxCachedNodes bounds the nodes a progCache holds (16 bytes each).
 const maxCachedNodes = 1 << 23
 
 // get returns sec's compact copy, compiling it on first use.
