@@ -125,7 +125,11 @@
 // Runs of identical tasks are not expanded where the schedule allows:
 //
 //   - tasks of only U nodes advance a worker by count × length in one
-//     step wherever the schedule gives it several in a row;
+//     step wherever the schedule gives it several in a row, a worker's
+//     static:C chunks of one run included (batchPure); when the workers
+//     of a dynamic:C team take chunks of such a run, all of them advance
+//     by whole rounds of one chunk each in one step (lockstepPure): the
+//     chunks are alike, so which worker gets which does not matter;
 //   - tasks of U nodes, one L and U nodes (state.batch) run in closed form
 //     while the worker is the only goroutine that acts before the next
 //     pending event: a static block, a worker's static:C chunks of one

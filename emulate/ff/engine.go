@@ -1269,7 +1269,7 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 		return false
 	}
 	r := &info.runs[f.cur.run]
-	if !r.oneL {
+	if !r.oneL && !r.pure {
 		return false
 	}
 	stride := int64(f.team.k) * c
@@ -1282,7 +1282,12 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 	if j < 2 && c < 2 {
 		return false
 	}
-	d := s.batch(g, r, j*c)
+	var d int64
+	if r.pure {
+		d = s.batchPure(g, r, j, c)
+	} else {
+		d = s.batch(g, r, j*c)
+	}
 	if d == 0 {
 		return false
 	}
@@ -1297,6 +1302,24 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 	f.cur = info.seek(at + rem)
 	f.nextLo = at + stride
 	return true
+}
+
+// batchPure runs on g, in one step, j static:C chunks of c tasks each
+// of pure run r (tasks of U nodes only: they interact with nothing, and
+// static chunks cost nothing to take) and returns how many tasks it ran:
+// j·c, or 0 when the closed form would not add up to exactly the
+// chunk-by-chunk sums (burden 1, g's clock and the chunk's time on the
+// grid; see batch).
+func (s *state) batchPure(g *gor, r *taskRun, j, c int64) int64 {
+	if s.burden != 1 || j < 2 {
+		return 0
+	}
+	d := float64(c) * r.work
+	if !isInt(g.clock) || !isInt(d) || g.clock+float64(j)*d >= maxExact {
+		return 0
+	}
+	g.clock += float64(j) * d
+	return j * c
 }
 
 // batchDynamic, for dynamic:C with a team of two or more, runs on g (the

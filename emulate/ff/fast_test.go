@@ -53,6 +53,16 @@ func TestShortcutsExact(t *testing.T) {
 			tree.U(1800),
 			tree.Run(150, tree.Task("c", tree.U(700), tree.L(1, 40), tree.U(300))),
 			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
+		// Runs of identical tasks of U nodes only (static:C chunks and
+		// dynamic:C rounds in one step), runs of other lengths between.
+		"pureruns": tree.Sec("pr",
+			tree.Run(1000, tree.Task("p", tree.U(300))),
+			tree.Task("q", tree.U(2500)),
+			tree.Run(777, tree.Task("p", tree.U(300))),
+			tree.Run(500, tree.Task("r", tree.U(40), tree.U(7))),
+			tree.Task("s", tree.U(90), tree.L(1, 10)),
+			tree.Run(333, tree.Task("t", tree.U(1))),
+			tree.Run(64, tree.Task("u", tree.U(100), tree.Sec("in", tree.Run(20, tree.Task("v", tree.U(30))))))),
 	}
 	trees, luStep := 12, 60
 	if testing.Short() {

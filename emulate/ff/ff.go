@@ -173,7 +173,7 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 					if s.lockstepSpawn() {
 						continue
 					}
-				} else if len(s.h) > 1 && s.lockstep() {
+				} else if len(s.h) > 1 && (s.lockstep() || s.lockstepPure()) {
 					continue
 				}
 				s.lsCool = len(s.h)

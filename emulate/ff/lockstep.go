@@ -414,6 +414,13 @@ func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tai
 	lastReq := last + float64(n-1)*period
 	s.lock(lockID).hold(members[len(members)-1].g, lastReq+hold)
 	s.now = max(s.now, lastReq+tail)
+	s.resequence(members)
+	return lastReq + tail
+}
+
+// resequence moves the members' events to their clocks, with fresh
+// sequence numbers in the members' order, and restores the heap.
+func (s *state) resequence(members []stepper) {
 	for _, m := range members {
 		s.seq++
 		s.h[m.ev].t, s.h[m.ev].seq = m.g.clock, s.seq
@@ -421,5 +428,114 @@ func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tai
 	for i := len(s.h)/2 - 1; i >= 0; i-- {
 		s.h.down(i)
 	}
-	return lastReq + tail
+}
+
+// Pure rounds: the workers of a dynamic:C team taking chunks of a run of
+// identical tasks made of U nodes only interact only through the team's
+// chunk counter. A worker takes a chunk (charging ChunkNs), runs its C
+// tasks and is back for the next one a period Q = ChunkNs + C·P later.
+// When every pending event before the window's end is such a worker about
+// to take a chunk, and their times lie within one period, they take
+// chunks in the same order every round: round j is round 0 shifted by
+// j·Q. lockstepPure advances them all by n rounds in one step, as the
+// event loop would (times on the grid, as in lockstep); which worker gets
+// which chunk does not matter, since the chunks are alike.
+
+// pureShape reports whether g, whose event is at t, is a dynamic worker
+// about to take its next chunk, and returns its worker frame.
+func pureShape(g *gor, t float64) (*frame, bool) {
+	n := len(g.frames)
+	if n == 0 || g.resume != resNone || g.clock != t {
+		return nil, false
+	}
+	wf := &g.frames[n-1]
+	if wf.kind != fWorker || wf.left != 0 || wf.info.dense {
+		return nil, false
+	}
+	return wf, true
+}
+
+// lockstepPure advances the workers of a team in pure rounds by as many
+// rounds as it can (see above) and reports whether it did.
+func (s *state) lockstepPure() bool {
+	if s.spans != nil || s.stepwise || s.burden != 1 || s.sched.Policy != par.Dynamic ||
+		s.h[0].kind != evG || !isInt(s.h[0].t) {
+		return false
+	}
+	wf0, ok := pureShape(s.gs[s.h[0].id], s.h[0].t)
+	if !ok {
+		return false
+	}
+	tm := wf0.team
+	if tm.k < 2 || tm.next >= tm.info.n {
+		return false
+	}
+	r := &tm.info.runs[tm.cur.run]
+	cs := int64(chunk(s.sched))
+	chunkNs := 0.0
+	if s.ov.ChunkNs > 0 {
+		chunkNs = s.ov.ChunkNs
+	}
+	work := float64(cs) * r.work
+	period := chunkNs + work
+	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
+		return false
+	}
+	members := s.steppers[:0]
+	foreign := math.Inf(1)
+	first, last := math.Inf(1), math.Inf(-1)
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind == evG && isInt(ev.t) {
+			g := s.gs[ev.id]
+			if wf, ok := pureShape(g, ev.t); ok && wf.team == tm {
+				members = append(members, stepper{t: ev.t, seq: ev.seq, g: g, ev: i})
+				first, last = min(first, ev.t), max(last, ev.t)
+				continue
+			}
+		}
+		foreign = min(foreign, ev.t)
+	}
+	s.steppers = members
+	k := int64(len(members))
+	// Within one period, every member takes one chunk per round: each
+	// one's next fetch comes after the others' current ones (at a tie,
+	// its fresh sequence number puts it after them).
+	if k < 2 || !(first+period >= last) {
+		return false
+	}
+	nmax := (r.count - tm.cur.off) / (k * cs)
+	n := nmax
+	if last+float64(n)*period >= maxExact {
+		return false
+	}
+	// The last chunk fetch of round n-1 comes before every foreign event.
+	if !math.IsInf(foreign, 1) {
+		n = min(nmax, int64(math.Ceil((foreign-last)/period)))
+		for n > 0 && last+float64(n-1)*period >= foreign {
+			n--
+		}
+		for n < nmax && last+float64(n)*period < foreign {
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	slices.SortFunc(members, func(a, b stepper) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	for _, m := range members {
+		m.g.clock = m.t + float64(n)*period
+	}
+	tasks := n * k * cs
+	tm.next += tasks
+	tm.info.advance(&tm.cur, tasks)
+	s.nChunk += int(n * k)
+	s.now = max(s.now, last+float64(n-1)*period)
+	s.resequence(members)
+	return true
 }
