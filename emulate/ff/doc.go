@@ -153,15 +153,16 @@
 // These shortcuts give exactly, bit for bit, what the node-by-node
 // emulation gives (TestShortcutsExact): the closed forms are used only
 // when every time involved is a multiple of 1/4096 ns below about 36
-// minutes, where float64 sums are exact (tree lengths are whole
-// nanoseconds, machine.Default's overheads too, and wake-up latencies
-// are rounded to the grid, which moves predictions by far less than
-// 0.1%; TestWakeRounding). With a burden factor other than 1 or
-// overheads off the grid (a calibrated profile's fractions of a
-// nanosecond) the engine falls back to walking every task, which gives
-// the same answers more slowly. Goroutines, frames, locks and tables are
-// recycled within a call and, for an Emulator made by New, from one call
-// to the next; Clone gives emulate.RunSweep one Emulator per goroutine.
+// minutes, where float64 sums are exact. Tree lengths are whole
+// nanoseconds; the emulator rounds the wake-up latencies, a machine
+// profile's overheads (prophet calibrate measures fractions of a
+// nanosecond) and the burden factor to that grid, which moves the
+// predictions by 0.003% on average (TestWakeRounding). With an
+// Emulator's rounding off (tests only), times off the grid make the
+// engine fall back to walking every task, which gives the same answers
+// more slowly. Goroutines, frames, locks and tables are recycled within
+// a call and, for an Emulator made by New, from one call to the next;
+// Clone gives emulate.RunSweep one Emulator per goroutine.
 //
 // The engine does not walk tree.Node values: each section is first
 // copied into a compact form (prog.go: 32-byte nodes, the children of a

@@ -332,8 +332,12 @@ type state struct {
 	t      int
 	sched  par.Schedule
 	burden float64
-	ov     machine.Overheads
-	wake   float64 // wake-up latency of an idle core in this run
+	// gridBurden is set when burden is a multiple of 1/gridScale (as
+	// Emulator rounds it): then a whole-nanosecond length times burden
+	// is on the grid, and the closed forms hold (see batch).
+	gridBurden bool
+	ov         machine.Overheads
+	wake       float64 // wake-up latency of an idle core in this run
 
 	h     evHeap
 	seq   uint64
@@ -421,7 +425,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 	ready := s.ready
 	ready.clear()
 	*s = state{
-		t: threads, sched: sched, burden: burden, ov: ov, wake: wake,
+		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden * gridScale), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
@@ -1205,14 +1209,15 @@ func isInt(x float64) bool {
 // pending event (so no other goroutine acts in between; the lock, free
 // at the first request, is then released by g itself before each next
 // one), which is exactly what walking them one by one does. It runs none
-// unless every time involved is an integer (no burden, whole-nanosecond
-// lock cost, g's clock whole): then the closed form c + j·P adds up to
-// exactly the same float64 values as the step-by-step sums.
+// unless every time involved is on the grid (a burden and a lock cost on
+// the grid, as Emulator rounds them, g's clock on it): then the closed
+// form c + j·P adds up to exactly the same float64 values as the
+// step-by-step sums.
 func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	if s.stepwise {
 		return 0
 	}
-	if m < 2 || s.burden != 1 {
+	if m < 2 || !s.gridBurden {
 		return 0
 	}
 	lockNs := 0.0
@@ -1220,7 +1225,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 		lockNs = s.ov.LockNs
 	}
 	c := g.clock
-	a, l, b := float64(r.preL), float64(r.lenL), float64(r.postL)
+	a, l, b := s.scaled(r.preL), s.scaled(r.lenL), s.scaled(r.postL)
 	p := a + lockNs + l + b
 	if !isInt(c) || !isInt(lockNs) || !isInt(p) || c+float64(m)*p >= maxExact || c < s.now {
 		return 0
@@ -1311,10 +1316,10 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 // chunk-by-chunk sums (burden 1, g's clock and the chunk's time on the
 // grid; see batch).
 func (s *state) batchPure(g *gor, r *taskRun, j, c int64) int64 {
-	if s.burden != 1 || j < 2 {
+	if !s.gridBurden || j < 2 {
 		return 0
 	}
-	d := float64(c) * r.work
+	d := float64(c) * r.work * s.burden
 	if !isInt(g.clock) || !isInt(d) || g.clock+float64(j)*d >= maxExact {
 		return 0
 	}
@@ -1336,7 +1341,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 		return false
 	}
 	info, tm := f.info, f.team
-	if s.sched.Policy != par.Dynamic || tm.k < 2 || info.dense || s.spans != nil || s.burden != 1 || tm.next >= info.n {
+	if s.sched.Policy != par.Dynamic || tm.k < 2 || info.dense || s.spans != nil || !s.gridBurden || tm.next >= info.n {
 		return false
 	}
 	r := &info.runs[tm.cur.run]
@@ -1353,8 +1358,8 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 		chunkNs = s.ov.ChunkNs
 	}
 	c := g.clock
-	a, l := float64(r.preL), float64(r.lenL)
-	p := a + lockNs + l + float64(r.postL)
+	a, l := s.scaled(r.preL), s.scaled(r.lenL)
+	p := a + lockNs + l + s.scaled(r.postL)
 	q := chunkNs + float64(cs)*p
 	if !isInt(c) || !isInt(lockNs) || !isInt(chunkNs) || !isInt(q) || c+float64(jmax)*q >= maxExact || c < s.now {
 		return false
@@ -1404,6 +1409,11 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 func (s *state) lockName(task, c *cnode) string {
 	return s.p.name(task) + " lock " + strconv.Itoa(s.p.lockIDs[c.ref()])
 }
+
+// scaled returns length x (ns) times the section's burden factor, as
+// walk charges it: exactly that, on the grid, when gridBurden is set and
+// the product is below maxExact.
+func (s *state) scaled(x int64) float64 { return float64(x) * s.burden }
 
 // serialU runs d ns of a section's own computation on g.
 func (s *state) serialU(g *gor, d float64, sec *cnode) {

@@ -87,7 +87,7 @@ func TestShortcutsExact(t *testing.T) {
 		for _, threads := range []int{1, 2, 3, 4, 8, 16} {
 			for _, s := range allSchedules {
 				for oi, ov := range ovs {
-					for _, b := range []float64{1, 1.25} {
+					for _, b := range []float64{1, 1.25, 1.0731} {
 						opt := emulate.Options{Overheads: ov}
 						a, err := fast.section(sec, threads, sched(t, s), b, opt, nil, 0, -1)
 						if err != nil {
@@ -110,9 +110,10 @@ func TestShortcutsExact(t *testing.T) {
 }
 
 // TestWakeRounding bounds the effect of rounding wake-up latencies (and
-// a calibrated profile's overheads) to the 1/gridScale ns grid: on the LU
-// profile and on the test trees, with machine.Default's overheads and
-// with calibrated ones, the predictions move by far less than 0.5%.
+// a calibrated profile's overheads, and burden factors) to the
+// 1/gridScale ns grid: on the LU profile and on the test trees, with
+// machine.Default's overheads and with calibrated ones and a burden, the
+// predictions move by 0.05% on average and 1% at most.
 func TestWakeRounding(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	secs := []*tree.Node{triangular(), fig5(), fig6(), fig7(), lockTree(2000),
@@ -124,7 +125,7 @@ func TestWakeRounding(t *testing.T) {
 	secs = append(secs, luSections(t, step)...)
 	rounded, exact := New(), New()
 	exact.exactWake = true
-	worst := 0.0
+	worst, sum, n := 0.0, 0.0, 0
 	for i, sec := range secs {
 		for _, threads := range []int{2, 4, 8, 16} {
 			for j, s := range allSchedules {
@@ -132,26 +133,38 @@ func TestWakeRounding(t *testing.T) {
 				// rounded) and, every other schedule, a calibrated
 				// profile's (fractions of a nanosecond, all rounded).
 				opt := emulate.Options{Overheads: machine.Default().Overheads}
+				burden := 1.0
 				if j%2 == 1 {
-					opt.Overheads = calibrated
+					opt.Overheads, burden = calibrated, 1.0731
 				}
-				a, err := rounded.Section(sec, threads, sched(t, s), 1, opt)
+				a, err := rounded.Section(sec, threads, sched(t, s), burden, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := exact.Section(sec, threads, sched(t, s), 1, opt)
+				b, err := exact.Section(sec, threads, sched(t, s), burden, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				d := math.Abs(a.ParallelNs-b.ParallelNs) / b.ParallelNs
 				worst = max(worst, d)
-				if d > 0.005 {
+				sum += d
+				n++
+				if d > 0.01 {
 					t.Errorf("section %d, %s at %d: rounded %v, exact %v", i, s, threads, a.ParallelNs, b.ParallelNs)
 				}
 			}
 		}
 	}
-	t.Logf("largest relative difference %.3g", worst)
+	// One case may move by more than the rounding's own size: where
+	// locks are heavily contended (the 2000 tasks on 4 locks), nearly
+	// simultaneous requests can come in the other order, and that moves
+	// the section by a few tenths of a percent, as any perturbation of
+	// the same size does (burden 1.0731 against 1.0731·(1+4e-6), both
+	// unrounded: 0.3%). On average the rounding must not show.
+	t.Logf("largest relative difference %.3g, mean %.3g over %d", worst, sum/float64(n), n)
+	if mean := sum / float64(n); mean > 0.0005 {
+		t.Errorf("mean relative difference %.3g, want at most 0.05%%", mean)
+	}
 }
 
 // calibrated is a machine profile's overheads as prophet calibrate

@@ -115,7 +115,7 @@ func (s *state) consume(wf *frame, n int64) {
 // lockstep advances the workers in lockstep by as many rounds as it can
 // (see above) and reports whether it did.
 func (s *state) lockstep() bool {
-	if s.spans != nil || s.stepwise || s.burden != 1 || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
@@ -142,8 +142,8 @@ func (s *state) lockstep() bool {
 	if dyn && s.ov.ChunkNs > 0 {
 		chunkNs = s.ov.ChunkNs
 	}
-	hold := lockNs + float64(shape.lenL)
-	period := hold + float64(shape.postL) + float64(shape.preL) + chunkNs
+	hold := lockNs + s.scaled(shape.lenL)
+	period := hold + s.scaled(shape.postL) + s.scaled(shape.preL) + chunkNs
 	if !isInt(lockNs) || !isInt(chunkNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
@@ -196,7 +196,7 @@ func (s *state) lockstep() bool {
 	// the last request, or with dynamic the last chunk fetch after it.
 	tail := 0.0
 	if dyn {
-		tail = hold + float64(shape.postL)
+		tail = hold + s.scaled(shape.postL)
 	}
 	n := nmax
 	if last+float64(n)*period >= maxExact {
@@ -241,7 +241,7 @@ func (s *state) lockstep() bool {
 // spawnShape reports whether g, whose event is at t, is a spawned
 // goroutine of a task of a oneL run, waiting at its L or about to start
 // it, and returns the time of its lock request.
-func spawnShape(g *gor, t float64) (*frame, float64, bool) {
+func spawnShape(g *gor, t, burden float64) (*frame, float64, bool) {
 	if len(g.frames) != 1 || g.resume != resNone || g.clock != t {
 		return nil, 0, false
 	}
@@ -254,7 +254,7 @@ func spawnShape(g *gor, t float64) (*frame, float64, bool) {
 	case r.iL:
 		return top, t, true
 	case 0:
-		return top, t + float64(r.preL), true
+		return top, t + float64(r.preL)*burden, true
 	}
 	return nil, 0, false
 }
@@ -269,11 +269,11 @@ func spawnShape(g *gor, t float64) (*frame, float64, bool) {
 // The cores keep their goroutines (the queued ones that end are freed in
 // their place). It works for one core as well.
 func (s *state) lockstepSpawn() bool {
-	if s.spans != nil || s.stepwise || s.burden != 1 || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
-	top0, _, ok := spawnShape(g0, s.h[0].t)
+	top0, _, ok := spawnShape(g0, s.h[0].t, s.burden)
 	if !ok || g0.team == nil {
 		return false
 	}
@@ -282,9 +282,9 @@ func (s *state) lockstepSpawn() bool {
 	if s.ov.LockNs > 0 {
 		lockNs = s.ov.LockNs
 	}
-	hold := lockNs + float64(shape.lenL)
-	tail := hold + float64(shape.postL)
-	period := tail + float64(shape.preL)
+	hold := lockNs + s.scaled(shape.lenL)
+	tail := hold + s.scaled(shape.postL)
+	period := tail + s.scaled(shape.preL)
 	if !isInt(lockNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
@@ -294,7 +294,7 @@ func (s *state) lockstepSpawn() bool {
 		ev := &s.h[i]
 		if ev.kind == evG {
 			g := s.gs[ev.id]
-			if top, req, ok := spawnShape(g, ev.t); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
+			if top, req, ok := spawnShape(g, ev.t, s.burden); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
 				members = append(members, stepper{t: req, seq: ev.seq, g: g, ev: i})
 				continue
 			}
@@ -458,7 +458,7 @@ func pureShape(g *gor, t float64) (*frame, bool) {
 // lockstepPure advances the workers of a team in pure rounds by as many
 // rounds as it can (see above) and reports whether it did.
 func (s *state) lockstepPure() bool {
-	if s.spans != nil || s.stepwise || s.burden != 1 || s.sched.Policy != par.Dynamic ||
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.sched.Policy != par.Dynamic ||
 		s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
@@ -476,7 +476,7 @@ func (s *state) lockstepPure() bool {
 	if s.ov.ChunkNs > 0 {
 		chunkNs = s.ov.ChunkNs
 	}
-	work := float64(cs) * r.work
+	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
 		return false
