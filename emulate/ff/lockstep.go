@@ -198,19 +198,10 @@ func (s *state) lockstep() bool {
 	if dyn {
 		tail = hold + s.scaled(shape.postL)
 	}
-	n := nmax
-	if last+float64(n)*period >= maxExact {
+	if last+float64(nmax)*period >= maxExact {
 		return false
 	}
-	if !math.IsInf(foreign, 1) {
-		n = min(nmax, int64(math.Ceil((foreign-last-tail)/period)))
-		for n > 0 && last+float64(n-1)*period+tail >= foreign {
-			n--
-		}
-		for n < nmax && last+float64(n)*period+tail < foreign {
-			n++
-		}
-	}
+	n := roundsBefore(nmax, last, period, tail, foreign)
 	if n < 2 {
 		return false
 	}
@@ -312,17 +303,7 @@ func (s *state) lockstepSpawn() bool {
 	}
 	// Rounds before the first foreign event, then as many as the ready
 	// queue has goroutines for.
-	nmax := int64(s.ready.len()) / k
-	n := nmax
-	if !math.IsInf(foreign, 1) {
-		n = min(nmax, int64(math.Ceil((foreign-last-tail)/period)))
-		for n > 0 && last+float64(n-1)*period+tail >= foreign {
-			n--
-		}
-		for n < nmax && last+float64(n)*period+tail < foreign {
-			n++
-		}
-	}
+	n := roundsBefore(int64(s.ready.len())/k, last, period, tail, foreign)
 	var queued int64
 	for i := 0; i < s.ready.entries.len() && queued < n*k; i++ {
 		ng := s.ready.at(i)
@@ -390,18 +371,41 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32
 	if lk.waiters.len() > 0 || lk.releaseAt > first {
 		return first, last, false
 	}
-	slices.SortFunc(members, func(a, b stepper) int {
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	sortSteppers(members)
 	for i := 1; i < len(members); i++ {
 		if d := members[i].t - members[i-1].t; !(d > 0 && d >= hold) {
 			return first, last, false
 		}
 	}
 	return first, last, true
+}
+
+// sortSteppers sorts members by event time, then sequence: the order
+// the event loop takes them in.
+func sortSteppers(members []stepper) {
+	slices.SortFunc(members, func(a, b stepper) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+}
+
+// roundsBefore returns how many rounds, up to nmax, fit before the first
+// foreign event: the largest n whose round n-1 ends its last action, at
+// last + (n-1)·period + tail, before foreign.
+func roundsBefore(nmax int64, last, period, tail, foreign float64) int64 {
+	if math.IsInf(foreign, 1) {
+		return nmax
+	}
+	n := min(nmax, int64(math.Ceil((foreign-last-tail)/period)))
+	for n > 0 && last+float64(n-1)*period+tail >= foreign {
+		n--
+	}
+	for n < nmax && last+float64(n)*period+tail < foreign {
+		n++
+	}
+	return n
 }
 
 // finishRounds books n lockstep rounds of members (the last request of
@@ -505,29 +509,15 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	nmax := (r.count - tm.cur.off) / (k * cs)
-	n := nmax
-	if last+float64(n)*period >= maxExact {
+	if last+float64(nmax)*period >= maxExact {
 		return false
 	}
 	// The last chunk fetch of round n-1 comes before every foreign event.
-	if !math.IsInf(foreign, 1) {
-		n = min(nmax, int64(math.Ceil((foreign-last)/period)))
-		for n > 0 && last+float64(n-1)*period >= foreign {
-			n--
-		}
-		for n < nmax && last+float64(n)*period < foreign {
-			n++
-		}
-	}
+	n := roundsBefore(nmax, last, period, 0, foreign)
 	if n < 2 {
 		return false
 	}
-	slices.SortFunc(members, func(a, b stepper) int {
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	sortSteppers(members)
 	for _, m := range members {
 		m.g.clock = m.t + float64(n)*period
 	}
