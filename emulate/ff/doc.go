@@ -165,12 +165,12 @@
 // Clone gives emulate.RunSweep one Emulator per goroutine.
 //
 // The engine does not walk tree.Node values: each section is first
-// copied into a compact form (prog.go: 32-byte nodes, the children of a
+// copied into a compact form (prog.go: 16-byte nodes, the children of a
 // node next to each other, lock ids numbered densely, shared subtrees
 // copied once), because walking a large tree is bound by memory traffic
 // (a tree.Node is 144 bytes and the builder scatters children across the
 // heap). An Emulator made by New keeps these copies (up to 2^23 nodes,
-// 256 MiB) for the sections it has emulated, shared with its clones, so
+// 128 MiB) for the sections it has emulated, shared with its clones, so
 // the 25 to 125 emulations of one prediction grid copy each section
 // once.
 //
