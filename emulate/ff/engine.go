@@ -425,7 +425,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 	ready := s.ready
 	ready.clear()
 	*s = state{
-		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden * gridScale), ov: ov, wake: wake,
+		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
@@ -836,7 +836,7 @@ func (s *state) lockWake(waited float64) float64 {
 		// keeps predictions continuous in the wait.
 		d *= max(waited-LockSpinNs, 0) / LockSpinNs
 	}
-	if r := math.Round(d*gridScale) / gridScale; r > 0 {
+	if r := onGrid(d); r > 0 {
 		return r
 	}
 	return d
@@ -1193,6 +1193,10 @@ const gridScale = 1 << 12
 // maxExact bounds the times batch works with (about 36 minutes).
 const maxExact = 1 << (52 - 12)
 
+// onGrid returns x rounded to the grid (the nearest multiple of
+// 1/gridScale ns).
+func onGrid(x float64) float64 { return math.Round(x*gridScale) / gridScale }
+
 // isInt reports whether x is on the grid (a multiple of 1/gridScale ns)
 // and in [0, maxExact), where batch's closed forms are exact.
 func isInt(x float64) bool {
@@ -1313,7 +1317,7 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 // of pure run r (tasks of U nodes only: they interact with nothing, and
 // static chunks cost nothing to take) and returns how many tasks it ran:
 // j·c, or 0 when the closed form would not add up to exactly the
-// chunk-by-chunk sums (burden 1, g's clock and the chunk's time on the
+// chunk-by-chunk sums (the burden, g's clock and the chunk's time on the
 // grid; see batch).
 func (s *state) batchPure(g *gor, r *taskRun, j, c int64) int64 {
 	if !s.gridBurden || j < 2 {

@@ -124,7 +124,7 @@ func TestWakeRounding(t *testing.T) {
 	}
 	secs = append(secs, luSections(t, step)...)
 	rounded, exact := New(), New()
-	exact.exactWake = true
+	exact.exactGrid = true
 	worst, sum, n := 0.0, 0.0, 0
 	for i, sec := range secs {
 		for _, threads := range []int{2, 4, 8, 16} {

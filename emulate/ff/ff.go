@@ -46,11 +46,10 @@ type Emulator struct {
 	// progs remembers the compact copies of the sections emulated,
 	// shared with clones (nil: no reuse).
 	progs *progCache
-	// exactWake turns off the rounding of wake-up latencies and
-	// overheads to the grid, stepwise
-	// the engine's shortcuts and the sharing of inert wake-up samples
-	// (for tests).
-	exactWake, stepwise bool
+	// exactGrid turns off the rounding of wake-up latencies, overheads
+	// and burden factors to the grid, stepwise the engine's shortcuts
+	// and the sharing of inert wake-up samples (for tests).
+	exactGrid, stepwise bool
 }
 
 // New returns an Emulator with the default settings, which reuses its
@@ -98,7 +97,7 @@ func (e *Emulator) Clone() emulate.SectionEmulator {
 func wakeLatencies(ov machine.Overheads, k int) []float64 {
 	out := wakeLatenciesExact(ov, k)
 	for i, w := range out {
-		out[i] = math.Round(w*gridScale) / gridScale
+		out[i] = onGrid(w)
 	}
 	return out
 }
@@ -116,7 +115,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
 	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs} {
-		*x = math.Round(*x*gridScale) / gridScale
+		*x = onGrid(*x)
 	}
 	return ov
 }
@@ -256,16 +255,18 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if err != nil {
 		return sectionRun{}, err
 	}
-	lat := wakeLatencies(opt.Overheads, e.WakeSamples)
-	ov := gridOverheads(opt.Overheads)
-	if e.exactWake {
-		lat = wakeLatenciesExact(opt.Overheads, e.WakeSamples)
-		ov = opt.Overheads
-	} else if r := math.Round(burden*gridScale) / gridScale; r > 0 {
+	var lat []float64
+	ov := opt.Overheads
+	if e.exactGrid {
+		lat = wakeLatenciesExact(ov, e.WakeSamples)
+	} else {
+		lat, ov = wakeLatencies(ov, e.WakeSamples), gridOverheads(ov)
 		// As the overheads: the closed forms need every burdened
 		// length on the grid; this moves the factor by at most
 		// 1/(2·gridScale), a relative 0.012% at burden 1.
-		burden = r
+		if b := onGrid(burden); b > 0 {
+			burden = b
+		}
 	}
 	mid := len(lat) / 2
 	var s *state

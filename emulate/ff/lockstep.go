@@ -232,7 +232,7 @@ func (s *state) lockstep() bool {
 // spawnShape reports whether g, whose event is at t, is a spawned
 // goroutine of a task of a oneL run, waiting at its L or about to start
 // it, and returns the time of its lock request.
-func spawnShape(g *gor, t, burden float64) (*frame, float64, bool) {
+func (s *state) spawnShape(g *gor, t float64) (*frame, float64, bool) {
 	if len(g.frames) != 1 || g.resume != resNone || g.clock != t {
 		return nil, 0, false
 	}
@@ -245,7 +245,7 @@ func spawnShape(g *gor, t, burden float64) (*frame, float64, bool) {
 	case r.iL:
 		return top, t, true
 	case 0:
-		return top, t + float64(r.preL)*burden, true
+		return top, t + s.scaled(r.preL), true
 	}
 	return nil, 0, false
 }
@@ -264,7 +264,7 @@ func (s *state) lockstepSpawn() bool {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
-	top0, _, ok := spawnShape(g0, s.h[0].t, s.burden)
+	top0, _, ok := s.spawnShape(g0, s.h[0].t)
 	if !ok || g0.team == nil {
 		return false
 	}
@@ -285,7 +285,7 @@ func (s *state) lockstepSpawn() bool {
 		ev := &s.h[i]
 		if ev.kind == evG {
 			g := s.gs[ev.id]
-			if top, req, ok := spawnShape(g, ev.t, s.burden); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
+			if top, req, ok := s.spawnShape(g, ev.t); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
 				members = append(members, stepper{t: req, seq: ev.seq, g: g, ev: i})
 				continue
 			}

@@ -77,8 +77,8 @@ func (p *prog) root() *cnode { return &p.nodes[0] }
 
 // kids returns n's children.
 func (p *prog) kids(n *cnode) []cnode {
-	first := uint32(n.v)
-	end := first + uint32(uint64(n.v)>>32)
+	first := n.first()
+	end := first + n.n()
 	return p.nodes[first:end:end]
 }
 
