@@ -1308,7 +1308,7 @@ func (s *state) batchStatic(g *gor, f *frame, lo, c int64) bool {
 		return true
 	}
 	f.left = min(c, info.n-at) - rem
-	f.cur = info.seek(at + rem)
+	f.cur = info.seekFrom(f.cur, at+rem)
 	f.nextLo = at + stride
 	return true
 }
@@ -1660,7 +1660,7 @@ func (s *state) stepWorker(g *gor, top int) step {
 				c := int64(chunk(s.sched))
 				lo := f.nextLo
 				f.left = min(c, info.n-lo)
-				f.cur = info.seek(lo)
+				f.cur = info.seekFrom(f.cur, lo)
 				f.nextLo += int64(f.team.k) * c
 				if s.batchStatic(g, f, lo, c) {
 					return stCont

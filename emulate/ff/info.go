@@ -106,6 +106,38 @@ func (info *secInfo) seek(i int64) cursor {
 	return cursor{run: r, off: i - info.runs[r].start}
 }
 
+// seekFrom returns the cursor of expanded task i (i < info.n) like seek,
+// starting from hint, a cursor at or before task i: a worker's next
+// static chunk lies a few runs past its last one, and walking there
+// touches far less memory than a binary search over every run of a large
+// section. Any hint gives the right answer; one past i (or out of range)
+// falls back to seek.
+func (info *secInfo) seekFrom(hint cursor, i int64) cursor {
+	if info.dense {
+		return cursor{run: int(i)}
+	}
+	runs := info.runs
+	r := hint.run
+	if r < 0 || r >= len(runs) || runs[r].start > i {
+		return info.seek(i)
+	}
+	// Run r starts at or before i: walk a few runs on (the caller
+	// usually reads the run next), then search the rest.
+	for n := 0; r+1 < len(runs) && runs[r+1].start <= i; n++ {
+		if n == seekWalk {
+			rest := runs[r+1:]
+			r += sort.Search(len(rest), func(k int) bool { return rest[k].start > i })
+			break
+		}
+		r++
+	}
+	return cursor{run: r, off: i - runs[r].start}
+}
+
+// seekWalk is how many runs seekFrom steps through one by one before it
+// searches the rest.
+const seekWalk = 16
+
 // advance moves c forward by m tasks.
 func (info *secInfo) advance(c *cursor, m int64) {
 	if info.dense {

@@ -75,7 +75,7 @@ func (s *state) ahead(wf *frame) (*taskRun, int64) {
 	if s.sched.Policy != par.StaticChunk || wf.nextLo < 0 || wf.nextLo >= info.n {
 		return nil, 0
 	}
-	r := &info.runs[info.seek(wf.nextLo).run]
+	r := &info.runs[info.seekFrom(wf.cur, wf.nextLo).run]
 	return r, s.chunksIn(wf, r)
 }
 
@@ -107,7 +107,7 @@ func (s *state) consume(wf *frame, n int64) {
 	lo := wf.nextLo + q*stride
 	wf.left = min(c, wf.info.n-lo) - (p + 1)
 	if wf.left > 0 {
-		wf.cur = wf.info.seek(lo + p + 1)
+		wf.cur = wf.info.seekFrom(wf.cur, lo+p+1)
 	}
 	wf.nextLo = lo + stride
 }

@@ -1,0 +1,43 @@
+package ff
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSeekFrom checks that seekFrom finds the same cursor as seek for
+// every task from every hint: at, before and past the task, out of
+// range, and farther than seekWalk runs away.
+func TestSeekFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, nruns := range []int{1, 2, 5, seekWalk, seekWalk + 1, 3*seekWalk + 2, 200} {
+		info := &secInfo{}
+		for range nruns {
+			c := int64(1 + rng.IntN(4))
+			if rng.IntN(5) == 0 {
+				c += int64(rng.IntN(50))
+			}
+			info.runs = append(info.runs, taskRun{start: info.n, count: c})
+			info.n += c
+		}
+		hints := []cursor{{run: -1}, {run: len(info.runs)}, {run: len(info.runs) + 7}}
+		for r := range info.runs {
+			hints = append(hints, cursor{run: r})
+		}
+		for i := range info.n {
+			want := info.seek(i)
+			if r := want.run; info.runs[r].start > i || i >= info.runs[r].start+info.runs[r].count || want.off != i-info.runs[r].start {
+				t.Fatalf("%d runs: seek(%d) = %+v, not task %d", nruns, i, want, i)
+			}
+			for _, h := range hints {
+				if got := info.seekFrom(h, i); got != want {
+					t.Fatalf("%d runs: seekFrom(%+v, %d) = %+v, want %+v", nruns, h, i, got, want)
+				}
+			}
+		}
+	}
+	dense := &secInfo{dense: true, n: 10}
+	if got := dense.seekFrom(cursor{run: 7}, 3); got != (cursor{run: 3}) {
+		t.Errorf("dense seekFrom(7, 3) = %+v, want {3 0}", got)
+	}
+}
