@@ -114,6 +114,39 @@ func BenchmarkNested(b *testing.B) {
 	}
 }
 
+// mixedTree is a loop of about n tasks in short runs, as a profile of a
+// loop with varied iterations compresses to: runs of 1 to 5 identical
+// tasks, some of U nodes only, some with an L on one of 2 locks.
+func mixedTree(n int) *tree.Node {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var kids []*tree.Node
+	for left := n; left > 0; {
+		c := min(1+rng.IntN(5), left)
+		left -= c
+		var t *tree.Node
+		if rng.IntN(3) == 0 {
+			t = tree.Task("t", tree.U(20+rng.Int64N(500)), tree.L(rng.IntN(2), 10+rng.Int64N(40)), tree.U(rng.Int64N(50)))
+		} else {
+			t = tree.Task("t", tree.U(20+rng.Int64N(100)))
+		}
+		if c > 1 {
+			t = tree.Run(int64(c), t)
+		}
+		kids = append(kids, t)
+	}
+	return tree.Sec("mixed", kids...)
+}
+
+// BenchmarkMixed emulates 10^6 tasks in short runs of identical tasks on
+// 16 threads: the runs are too short for the closed forms, and a static:C
+// worker's next chunk lies a few runs past its last.
+func BenchmarkMixed(b *testing.B) {
+	sec := mixedTree(1_000_000)
+	for _, s := range []string{"static:1", "dynamic:1", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 16, s, machine.Overheads{}) })
+	}
+}
+
 // BenchmarkLocksSmall is BenchmarkLocks on 10^4 tasks (the tree stays in
 // cache).
 func BenchmarkLocksSmall(b *testing.B) {
