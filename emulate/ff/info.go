@@ -122,12 +122,10 @@ func (info *secInfo) seekFrom(hint cursor, i int64) cursor {
 		return info.seek(i)
 	}
 	// Run r starts at or before i: walk a few runs on (the caller
-	// usually reads the run next), then search the rest.
+	// usually reads the run next); farther than that, search.
 	for n := 0; r+1 < len(runs) && runs[r+1].start <= i; n++ {
 		if n == seekWalk {
-			rest := runs[r+1:]
-			r += sort.Search(len(rest), func(k int) bool { return rest[k].start > i })
-			break
+			return info.seek(i)
 		}
 		r++
 	}
@@ -135,7 +133,7 @@ func (info *secInfo) seekFrom(hint cursor, i int64) cursor {
 }
 
 // seekWalk is how many runs seekFrom steps through one by one before it
-// searches the rest.
+// falls back to seek.
 const seekWalk = 16
 
 // advance moves c forward by m tasks.
