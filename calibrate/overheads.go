@@ -70,6 +70,12 @@ func spin(d time.Duration) {
 //     to 120 µs after a 50 µs hold, where the core is sometimes still
 //     awake; the gaps between Unlock and the waiter's Lock in a
 //     contended Test1 sample had a median of 125 µs);
+//   - LockSpinNs, LockSpinRampNs: the spin window, from a sweep of how
+//     long a holder keeps the lock after a waiter in the same team asks
+//     for it (0 to 8 µs): whether the waiter was still awake when the
+//     Unlock came (it holds the lock within 10 µs) or had parked
+//     (FitSpinWindow; on the project's VM waits up to about 2.7 µs were
+//     fast and waits from about 3 µs on slow, about 90 µs);
 //   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
 //     wake-up latency of an idle core (the time from a go statement to
 //     the new goroutine starting there), fitted to how late the second
@@ -77,11 +83,11 @@ func spin(d time.Duration) {
 //     task lengths of 0.1 to 3 ms (see measureWake).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the six measurements. With GOMAXPROCS = 1 there is no other core to
+// the seven measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns and WakeP90Ns are then 0, and the team measured is of
 // two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 6
+	const total = 7
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -93,6 +99,10 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
 		{"lock hand-off", func(ctx context.Context) (err error) { ov.LockHandoffNs, err = measureHandoff(ctx); return }},
+		{"lock spin window", func(ctx context.Context) (err error) {
+			ov.LockSpinNs, ov.LockSpinRampNs, err = measureSpin(ctx)
+			return
+		}},
 		{"wake-up latency", func(ctx context.Context) (err error) {
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil

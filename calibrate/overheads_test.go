@@ -44,14 +44,17 @@ func TestMeasureOverheads(t *testing.T) {
 	if runtime.GOMAXPROCS(0) > 1 && !(ov.WakeP50Ns > 0) {
 		t.Errorf("WakeP50Ns = %v: want a positive time", ov.WakeP50Ns)
 	}
+	if runtime.NumCPU() > 1 && !(ov.LockSpinNs > 0 && ov.LockSpinRampNs >= 0) {
+		t.Errorf("spin window %v + %v: want a positive window and a ramp of 0 or more", ov.LockSpinNs, ov.LockSpinRampNs)
+	}
 	if ov.JoinNs < 0 {
 		t.Errorf("JoinNs = %v < 0", ov.JoinNs)
 	}
 	if ov.WakeP90Ns < ov.WakeP50Ns {
 		t.Errorf("WakeP90Ns %v < WakeP50Ns %v", ov.WakeP90Ns, ov.WakeP50Ns)
 	}
-	if calls != 6 {
-		t.Errorf("progress called %d times, want 6", calls)
+	if calls != 7 {
+		t.Errorf("progress called %d times, want 7", calls)
 	}
 }
 

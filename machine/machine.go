@@ -69,11 +69,31 @@ type Overheads struct {
 	// scales it by the run's wake-up quantile, see package emulate/ff).
 	LockNs        float64 `json:"lock_ns"`
 	LockHandoffNs float64 `json:"lock_handoff_ns"`
+	// LockSpinNs and LockSpinRampNs are the spin window of a contended
+	// mutex: a waiter whose lock comes free within LockSpinNs of asking
+	// is still awake (sync.Mutex spins before it parks) and takes it at
+	// once; one that waited LockSpinNs+LockSpinRampNs or longer has
+	// parked and pays a hand-off (LockHandoffNs); in between, the share
+	// of parked waiters grows from none to all. Zero LockSpinNs means not
+	// measured (a profile from before prophet measured it): emulators
+	// then take Default's window (see LockSpin).
+	LockSpinNs     float64 `json:"lock_spin_ns,omitempty"`
+	LockSpinRampNs float64 `json:"lock_spin_ramp_ns,omitempty"`
 	// WakeNs is the latency before a worker that was idle starts a task
 	// handed to it: WakeP50Ns and WakeP90Ns are the median and 90th
 	// percentile measured; emulators use them to model late starts.
 	WakeP50Ns float64 `json:"wake_p50_ns"`
 	WakeP90Ns float64 `json:"wake_p90_ns"`
+}
+
+// LockSpin returns the spin window (see LockSpinNs): o's, or Default's
+// when o has none.
+func (o Overheads) LockSpin() (spinNs, rampNs float64) {
+	if o.LockSpinNs > 0 {
+		return o.LockSpinNs, max(o.LockSpinRampNs, 0)
+	}
+	d := Default().Overheads
+	return d.LockSpinNs, d.LockSpinRampNs
 }
 
 // Walk holds the synthesizer's tree-walking costs (the paper's
@@ -124,7 +144,10 @@ type Memory struct {
 // and Test2 samples at 2 threads, where a waiter that parked for more
 // than about 3 µs was woken after 90 to 400 µs (median about 0.1 ms; the
 // emulator's log-normal with median 80 µs has a mean of about 0.1 ms);
-// calibrate measured 110 to 130 µs on a later day.
+// calibrate measured 110 to 130 µs on a later day. The spin window
+// (2.9 µs, ramp 0.5 µs) is the median of eight sweeps of
+// calibrate's spin-window measurement there (starts 2.7 to 3.2 µs,
+// ramps 0.2 to 0.8 µs).
 // Calibrate on your own machine for better predictions.
 func Default() Profile {
 	return Profile{
@@ -132,14 +155,16 @@ func Default() Profile {
 		Cores:    0,
 		LineSize: 64,
 		Overheads: Overheads{
-			ForkNs:        250,
-			JoinNs:        500,
-			ChunkNs:       17,
-			SpawnNs:       175,
-			LockNs:        12,
-			LockHandoffNs: 80000,
-			WakeP50Ns:     190000,
-			WakeP90Ns:     500000,
+			ForkNs:         250,
+			JoinNs:         500,
+			ChunkNs:        17,
+			SpawnNs:        175,
+			LockNs:         12,
+			LockHandoffNs:  80000,
+			LockSpinNs:     2900,
+			LockSpinRampNs: 500,
+			WakeP50Ns:      190000,
+			WakeP90Ns:      500000,
 		},
 		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}

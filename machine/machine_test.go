@@ -59,3 +59,26 @@ func TestSaveLeavesNothingHalfWritten(t *testing.T) {
 		t.Fatal("Save into a missing directory succeeded")
 	}
 }
+
+func TestLockSpin(t *testing.T) {
+	d := Default().Overheads
+	tests := []struct {
+		name       string
+		ov         Overheads
+		spin, ramp float64
+	}{
+		{"measured", Overheads{LockSpinNs: 1500, LockSpinRampNs: 300}, 1500, 300},
+		{"step", Overheads{LockSpinNs: 1500}, 1500, 0},
+		{"negative ramp", Overheads{LockSpinNs: 1500, LockSpinRampNs: -5}, 1500, 0},
+		{"not measured", Overheads{LockHandoffNs: 1000}, d.LockSpinNs, d.LockSpinRampNs},
+	}
+	for _, tc := range tests {
+		spin, ramp := tc.ov.LockSpin()
+		if spin != tc.spin || ramp != tc.ramp {
+			t.Errorf("%s: LockSpin() = %v, %v; want %v, %v", tc.name, spin, ramp, tc.spin, tc.ramp)
+		}
+	}
+	if !(d.LockSpinNs > 0) {
+		t.Errorf("Default has no spin window")
+	}
+}

@@ -128,7 +128,7 @@ type gor struct {
 	// waitStart is when g first asked for the lock it waits for (a
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64
-	parked    bool // g waited for the lock longer than LockSpinNs
+	parked    bool // g waited for the lock past the spin window (spinNs)
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
 	batch int64
@@ -156,16 +156,6 @@ type team struct {
 	cur     cursor
 	sec     *cnode
 }
-
-// LockSpinNs is how long a goroutine waiting for a lock stays awake:
-// sync.Mutex spins a few rounds before it parks, and the parked thread's
-// core looks for work a little longer before it sleeps. Measured on the
-// project's VM, a waiter whose lock came free within about 2 to 3 µs of
-// asking ran about 0.5 µs later; one that waited longer, about 0.1 ms
-// later. A waiter whose lock comes free within LockSpinNs gets it at once
-// (charged LockNs only); for longer waits see state.release and
-// lockWake.
-const LockSpinNs = 2000
 
 // StarvationNs is sync.Mutex's starvation threshold: a waiter that has
 // waited longer than this (counting every retry) switches the mutex to
@@ -338,6 +328,11 @@ type state struct {
 	gridBurden bool
 	ov         machine.Overheads
 	wake       float64 // wake-up latency of an idle core in this run
+	// spinNs and rampNs are the mutex spin window
+	// (machine.Overheads.LockSpin): a lock waiter whose lock comes free
+	// within spinNs of asking is still awake and takes it at once; past
+	// that, it had parked (partly, over the next rampNs; see lockWake).
+	spinNs, rampNs float64
 
 	h     evHeap
 	seq   uint64
@@ -424,8 +419,10 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 	coreSince = coreSince[:threads]
 	ready := s.ready
 	ready.clear()
+	spinNs, rampNs := ov.LockSpin()
 	*s = state{
 		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
+		spinNs: spinNs, rampNs: rampNs,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
@@ -712,7 +709,8 @@ func (s *state) wakeCore(core int) {
 // release is an Unlock of lk, which has waiters, at the current time
 // (lk.releaseAt). It follows sync.Mutex:
 //
-//   - A first waiter that asked within LockSpinNs is still spinning: it
+//   - A first waiter that asked within the spin window (spinNs) is
+//     still spinning: it
 //     takes the lock at once (charged LockNs).
 //   - In starvation mode (lk.starving), the lock is handed directly to
 //     the first waiter, which runs at once on the unlocker's core at no
@@ -738,7 +736,7 @@ func (s *state) release(lk *lockState) {
 		return
 	}
 	w := lk.waiters.popFront()
-	w.parked = s.now-w.reqAt > LockSpinNs
+	w.parked = s.now-w.reqAt > s.spinNs
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
@@ -819,22 +817,21 @@ func (s *state) yieldTo(lk *lockState, w *gor) bool {
 }
 
 // lockWake is the latency of waking a lock waiter that waited waited ns
-// (more than LockSpinNs) in this run: LockHandoffNs is its median, and it
+// (more than spinNs) in this run: LockHandoffNs is its median, and it
 // takes the same quantile of its distribution as the run's core wake-up
 // latency (the two are assumed alike in spread: log-normal with
-// WakeP90Ns/WakeP50Ns); it ramps up from 0 over waits of LockSpinNs to
-// 2·LockSpinNs; rounded to the time grid.
+// WakeP90Ns/WakeP50Ns). Over waits of spinNs to spinNs+rampNs it ramps
+// up linearly from 0: there real waiters are a mix of ones still
+// spinning and ones already asleep (measured on the project's VM: none
+// asleep after 2.7 µs, nine in ten after 3.3 µs), and the ramp keeps
+// predictions continuous in the wait. Rounded to the time grid.
 func (s *state) lockWake(waited float64) float64 {
 	d := s.ov.LockHandoffNs
 	if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
 		d *= s.wake / s.ov.WakeP50Ns
 	}
-	if waited < 2*LockSpinNs {
-		// Between LockSpinNs and twice that, real waiters are a mix of
-		// ones that still spun (or whose thread was still awake) and
-		// ones that slept: the expected latency grows linearly, which
-		// keeps predictions continuous in the wait.
-		d *= max(waited-LockSpinNs, 0) / LockSpinNs
+	if waited < s.spinNs+s.rampNs {
+		d *= max(waited-s.spinNs, 0) / s.rampNs
 	}
 	if r := onGrid(d); r > 0 {
 		return r

@@ -486,7 +486,7 @@ func TestOverheadsCharged(t *testing.T) {
 		},
 		{
 			// Lock costs: T0 holds the lock 0-(2+10); T1 asks at 1 and
-			// gets it at 12, within LockSpinNs: it spun, no hand-off;
+			// gets it at 12, within the spin window: it spun, no hand-off;
 			// lock 12-14, L 14-24.
 			name: "short lock wait", sec: tree.Sec("l", tree.Task("a", tree.L(1, 10)), tree.Task("b", tree.U(1), tree.L(1, 10))),
 			sched: "static", threads: 2,

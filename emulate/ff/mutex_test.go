@@ -46,10 +46,10 @@ func TestMutexModel(t *testing.T) {
 			want: 10120, handoffs: 2,
 		},
 		{
-			// b waited 2500, between LockSpinNs and twice that: woken
-			// after 100·(2500-2000)/2000 = 25, L 5025-5035, U until
-			// 25035.
-			name: "ramp", sec: ramp, ov: machine.Overheads{LockHandoffNs: 100},
+			// b waited 2500, inside the spin window's ramp (2000 to
+			// 4000): woken after 100·(2500-2000)/2000 = 25, L
+			// 5025-5035, U until 25035.
+			name: "ramp", sec: ramp, ov: machine.Overheads{LockHandoffNs: 100, LockSpinNs: 2000, LockSpinRampNs: 2000},
 			want: 25035, handoffs: 1,
 		},
 		{
