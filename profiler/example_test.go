@@ -56,3 +56,31 @@ func Example_mismatch() {
 	fmt.Println(err)
 	// Output: annotation mismatch at event 3: SecEnd closes Task "t" (opened at event 2)
 }
+
+// Three recordings of one run pooled with a Repeat: each interval of the
+// last tree is the shortest it took in any of them, so a task that an
+// interrupt lengthened in one recording keeps its undisturbed length.
+func ExampleRepeat() {
+	rp := &profiler.Repeat{}
+	var t *tree.Tree
+	for range 3 {
+		p, err := profiler.Start(profiler.Options{NoCounters: true, Repeat: rp})
+		if err != nil {
+			log.Fatal(err)
+		}
+		p.SecBegin("loop")
+		for range 10 {
+			p.TaskBegin("iter")
+			p.TaskEnd()
+		}
+		p.SecEnd(false)
+		if t, err = p.Stop(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Printf("%d recordings pooled, mismatch %q\n", rp.Runs(), rp.Mismatch())
+	fmt.Println(t.Meta.Clock != "")
+	// Output:
+	// 3 recordings pooled, mismatch ""
+	// true
+}

@@ -56,6 +56,9 @@ type Options struct {
 	// RateSample is how long Start measures the time-stamp counter's rate
 	// against the monotonic clock (default 10ms).
 	RateSample time.Duration
+	// Repeat, when set, pools this recording with earlier recordings of
+	// the same run that were given the same Repeat (see Repeat).
+	Repeat *Repeat
 }
 
 // op is the kind of a buffered event.
@@ -250,6 +253,9 @@ func Start(opt Options) (*Profiler, error) {
 		opt.Build.SlackNs = max(50, int64(4*p.costNs))
 	}
 	p.b = tree.NewBuilder(opt.Build)
+	if opt.Repeat != nil {
+		opt.Repeat.begin()
+	}
 	p.stack = append(make([]Annotation, 0, 32), Annotation{})
 	p.last = p.now()
 	return p, nil
@@ -415,7 +421,11 @@ func (p *Profiler) flush() {
 // drain applies the buffered events to the tree.
 func (p *Profiler) drain() {
 	if !p.stopped {
+		rp := p.opt.Repeat
 		for i := 0; i < p.n; i++ {
+			if rp != nil {
+				rp.pool(&p.buf[i], p.nsPerTick)
+			}
 			p.apply(&p.buf[i])
 		}
 	}
@@ -686,11 +696,18 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 		return nil, p.err
 	}
 
+	clockNote := p.clock + "; " + p.pinNote
+	if rp := p.opt.Repeat; rp != nil {
+		rp.finish()
+		if rp.runs > 1 && rp.off == "" {
+			clockNote += fmt.Sprintf("; every interval the shortest of %d recordings", rp.runs)
+		}
+	}
 	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs
 	meta := tree.Meta{
 		Program:      strings.Join(os.Args, " "),
 		Recorded:     p.recorded.Format(time.RFC3339),
-		Clock:        p.clock + "; " + p.pinNote,
+		Clock:        clockNote,
 		EventCostNs:  p.costNs,
 		MeasuredNs:   int64(math.Round(math.Max(measured, 0))),
 		CountersNote: p.note,

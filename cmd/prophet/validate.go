@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -50,6 +51,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		svg := fs.String("plot", "", "write a scatter plot of predicted against real speedups (SVG)")
 		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else measured now; see --calibrate)")
 		calib := fs.Bool("calibrate", true, "with no machine profile, measure this machine's goroutine overheads first (false: built-in defaults)")
+		tol := fs.Float64("tolerance", validate.DefaultTolerance, "compression tolerance of the recordings (relative; negative: exact lengths)")
 		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
@@ -65,6 +67,9 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		}
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
+		}
+		if math.IsNaN(*tol) || math.IsInf(*tol, 0) || *tol >= 1 {
+			return usagef("--tolerance: want a fraction below 1 (0.005 is 0.5%%; negative: exact lengths), not %g", *tol)
 		}
 		if err := checkFormat(*format, "table", "json"); err != nil {
 			return err
@@ -101,13 +106,13 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)
 			}
 			m.Overheads = ov
-			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs, wake-up p50 %.0f µs, p90 %.0f µs); prophet calibrate saves a profile\n",
-				ov.LockHandoffNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3)
+			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs after a spin window of %.1f µs, wake-up p50 %.0f µs, p90 %.0f µs); prophet calibrate saves a profile\n",
+				ov.LockHandoffNs/1e3, ov.LockSpinNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3)
 		}
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, Examples: *examples, Scale: *scale,
-			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet,
+			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol,
 			Kernels: splitList(*kernelList),
 		})
 		if err != nil {

@@ -1,0 +1,132 @@
+package profiler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// loopEvents is a section of two tasks with a lock each; lens are the
+// nine intervals in ticks, id the lock id of the second task.
+func loopEvents(lens [9]int64, id int64) []record {
+	return []record{
+		{t: lens[0], op: opSecBegin, name: "s"},
+		{t: lens[1], op: opTaskBegin, name: "a"},
+		{t: lens[2], op: opLockBegin, arg: 1},
+		{t: lens[3], op: opLockEnd, arg: 1},
+		{t: lens[4], op: opTaskEnd},
+		{t: lens[5], op: opTaskBegin, name: "a"},
+		{t: lens[6], op: opLockBegin, arg: id},
+		{t: lens[7], op: opLockEnd, arg: id},
+		{t: lens[8], op: opTaskEnd},
+	}
+}
+
+// recordWith runs one scripted recording of events (and a Stop after
+// stop ticks) pooled into rp, at nsPerTick, and returns its leaf lengths.
+func recordWith(t *testing.T, rp *Repeat, nsPerTick float64, events []record, stop int64) []int64 {
+	t.Helper()
+	p := scripted(0, nsPerTick)
+	p.opt.Repeat = rp
+	rp.begin()
+	p.feed(events...)
+	p.feed(record{t: 100, op: opSecEnd}, record{t: stop, op: opStop})
+	tr, err := p.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	var walk func(n *tree.Node)
+	walk = func(n *tree.Node) {
+		if n.Kind.IsLeaf() {
+			got = append(got, n.Len)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(tr.Root)
+	return got
+}
+
+func eqLens(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRepeatPools(t *testing.T) {
+	rp := &Repeat{}
+	// Leaves: root U, then per task U, L, U; section end U; root U.
+	first := recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
+	if want := []int64{1000, 200, 300, 400, 500, 200, 300, 400, 500, 100, 70}; !eqLens(first, want) {
+		t.Fatalf("first recording: leaves %v, want %v", first, want)
+	}
+	// The second recording is disturbed in other intervals, and faster
+	// in some: every interval is now the shorter of the two.
+	second := recordWith(t, rp, 1, loopEvents([9]int64{1000, 250, 290, 900, 500, 200, 300, 400, 480}, 1), 60)
+	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 480, 100, 60}; !eqLens(second, want) {
+		t.Errorf("second recording: leaves %v, want %v", second, want)
+	}
+	// A third at half a nanosecond a tick (another clock): compared in
+	// nanoseconds.
+	third := recordWith(t, rp, 0.5, loopEvents([9]int64{1800, 400, 580, 780, 1000, 400, 600, 800, 1000}, 1), 200)
+	if want := []int64{900, 200, 290, 390, 500, 200, 300, 400, 480, 50, 60}; !eqLens(third, want) {
+		t.Errorf("third recording: leaves %v, want %v", third, want)
+	}
+	if rp.Runs() != 3 || rp.Mismatch() != "" {
+		t.Errorf("Runs %d, Mismatch %q: want 3 and none", rp.Runs(), rp.Mismatch())
+	}
+}
+
+func TestRepeatMismatch(t *testing.T) {
+	lens := [9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}
+	short := [9]int64{500, 100, 100, 100, 100, 100, 100, 100, 100}
+	tests := []struct {
+		name   string
+		events []record
+		want   []int64 // leaves of the mismatched recording
+		reason string
+	}{
+		{
+			// Lock 2 in the second task: pooled up to there, its own
+			// lengths from there on.
+			name: "other lock", events: loopEvents(short, 2),
+			want:   []int64{500, 100, 100, 100, 100, 100, 100, 100, 100, 100, 70},
+			reason: "its event 7 differs",
+		},
+		{
+			name: "fewer events", events: loopEvents(short, 1)[:5],
+			want:   []int64{500, 100, 100, 100, 100, 100, 70},
+			reason: "its event 6 differs from the first recording's",
+		},
+		{
+			name: "more events", events: append(loopEvents(short, 1), record{t: 100, op: opTaskBegin, name: "a"}, record{t: 100, op: opTaskEnd}),
+			want:   []int64{500, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 70},
+			reason: "its event 10 differs from the first recording's",
+		},
+	}
+	for _, tc := range tests {
+		rp := &Repeat{}
+		recordWith(t, rp, 1, loopEvents(lens, 1), 70)
+		got := recordWith(t, rp, 1, tc.events, 70)
+		if !strings.Contains(rp.Mismatch(), tc.reason) {
+			t.Errorf("%s: Mismatch %q, want it to say %q", tc.name, rp.Mismatch(), tc.reason)
+		}
+		if tc.name == "other lock" && !eqLens(got, tc.want) {
+			t.Errorf("%s: leaves %v, want %v", tc.name, got, tc.want)
+		}
+		// A matching recording after a mismatched one pools again.
+		recordWith(t, rp, 1, loopEvents(lens, 1), 70)
+		if rp.Mismatch() != "" || rp.Runs() != 3 {
+			t.Errorf("%s: after a matching recording Mismatch %q, Runs %d", tc.name, rp.Mismatch(), rp.Runs())
+		}
+	}
+}
