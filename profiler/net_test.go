@@ -26,6 +26,18 @@ func scripted(cost, nsPerTick float64) *Profiler {
 	return p
 }
 
+// leafLens returns the lengths of n's leaves in tree order.
+func leafLens(n *tree.Node) []int64 {
+	if n.Kind.IsLeaf() {
+		return []int64{n.Len}
+	}
+	var out []int64
+	for _, c := range n.Children {
+		out = append(out, leafLens(c)...)
+	}
+	return out
+}
+
 // feed buffers events whose intervals (in ticks) are given.
 func (p *Profiler) feed(events ...record) {
 	for _, e := range events {
@@ -54,17 +66,7 @@ func TestNetLengths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []int64
-	var walk func(n *tree.Node)
-	walk = func(n *tree.Node) {
-		if n.Kind.IsLeaf() {
-			got = append(got, n.Len)
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(tr.Root)
+	got := leafLens(tr.Root)
 	want := []int64{1000, 202, 50, 5, 100, 100, 10}
 	if len(got) != len(want) {
 		t.Fatalf("leaf lengths %v, want %v", got, want)

@@ -3,8 +3,6 @@ package profiler
 import (
 	"strings"
 	"testing"
-
-	"github.com/parallel-prophet/prophet/tree"
 )
 
 // loopEvents is a section of two tasks with a lock each; lens are the
@@ -36,18 +34,7 @@ func recordWith(t *testing.T, rp *Repeat, nsPerTick float64, events []record, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []int64
-	var walk func(n *tree.Node)
-	walk = func(n *tree.Node) {
-		if n.Kind.IsLeaf() {
-			got = append(got, n.Len)
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(tr.Root)
-	return got
+	return leafLens(tr.Root)
 }
 
 func eqLens(a, b []int64) bool {
