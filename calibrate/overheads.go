@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 )
@@ -40,13 +41,6 @@ const (
 	wakeTimeout = 20 * time.Millisecond
 	wakeGap     = 20 * time.Microsecond
 )
-
-// spin busy-waits for d on the monotonic clock, touching no memory.
-func spin(d time.Duration) {
-	end := clock.Now() + int64(d)
-	for clock.Now() < end {
-	}
-}
 
 // MeasureOverheads measures, with real goroutine constructs on this
 // machine at the current GOMAXPROCS (t), the costs the fast-forward
@@ -144,7 +138,7 @@ func forkJoinOnce(t int, d time.Duration) (fork, join float64) {
 	wg.Add(t - 1)
 	for w := 1; w < t; w++ {
 		go func() {
-			spin(d)
+			spin.Wall(int64(d))
 			lastDone.Store(clock.Now())
 			wg.Done()
 		}()
@@ -152,7 +146,7 @@ func forkJoinOnce(t int, d time.Duration) (fork, join float64) {
 	t1 := clock.Now()
 	// The caller does a little less than the workers, so that it waits
 	// at the barrier, as the slowest-worker case a barrier costs.
-	spin(d / 2)
+	spin.Wall(int64(d / 2))
 	wg.Wait()
 	t2 := clock.Now()
 	return float64(t1 - t0), float64(max(t2-lastDone.Load(), 0))
@@ -258,7 +252,7 @@ func handoffOnce(hold time.Duration) float64 {
 		close(done)
 	}()
 	waiting.Wait()
-	spin(hold)
+	spin.Wall(int64(hold))
 	t0 := clock.Now()
 	mu.Unlock()
 	// The unlocker keeps running, as a worker going on to its next task
@@ -312,14 +306,14 @@ func wakeOnce(idle, timeout time.Duration) float64 {
 // W, since the first worker runs the second task itself when it is done
 // before the second core is.
 func wakeSection(gap, l time.Duration) float64 {
-	spin(gap)
+	spin.Wall(int64(gap))
 	var s1 atomic.Int64
 	t0 := clock.Now()
 	par.For(2, 2, par.Schedule{Policy: par.Static}, func(i int) {
 		if i == 1 {
 			s1.Store(clock.Now())
 		}
-		spin(l)
+		spin.Wall(int64(l))
 	})
 	return float64(min(max(s1.Load()-t0, 0), int64(l)))
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/par"
 )
 
@@ -50,7 +51,7 @@ func spinTrial(hold int64, n int) (waits, lats []int64) {
 				phase.Store(k)
 				for asked.Load() < k {
 				}
-				spinUntil(clock.Now() + hold)
+				spin.Wall(hold)
 				unlocked.Store(clock.Now())
 				mu.Unlock()
 				for got.Load() < k {
@@ -67,7 +68,7 @@ func spinTrial(hold int64, n int) (waits, lats []int64) {
 				waits[k-1], lats[k-1] = u-askAt, t-u
 				got.Store(k)
 			}
-			spinUntil(clock.Now() + spinGap)
+			spin.Wall(spinGap)
 		}
 	})
 	return waits, lats
@@ -88,11 +89,6 @@ func spinLevel(waits, lats []int64) SpinLevel {
 	l.WaitNs = quantile(0.5, ws)
 	l.Parked /= float64(max(len(lats), 1))
 	return l
-}
-
-func spinUntil(t int64) {
-	for clock.Now() < t {
-	}
 }
 
 // measureSpin sweeps the hold time and fits the spin window to the

@@ -116,11 +116,13 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 		return Result{}, fmt.Errorf("empty program tree")
 	}
 	res := Result{Emulator: e.Name(), Schedule: sched, Threads: threads}
-	// A Batcher predicts every section first, in one call.
+	// A Batcher predicts every section first, in one call (burdens[i]
+	// is batched[i]'s burden factor).
 	var batched []Section
+	var burdens []float64
 	if b, ok := e.(Batcher); ok {
 		var secs []*tree.Node
-		var burdens, gaps []float64
+		var gaps []float64
 		gap := 0.0
 		for _, n := range t.Root.Children {
 			switch n.Kind {
@@ -151,11 +153,13 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 			res.SerialNs += w
 			res.ParallelNs += w
 		case tree.KindSec:
-			b := opt.BurdenOf(n, threads)
 			var s Section
+			var b float64
 			if batched != nil {
-				s, batched = batched[0], batched[1:]
+				s, b = batched[0], burdens[0]
+				batched, burdens = batched[1:], burdens[1:]
 			} else {
+				b = opt.BurdenOf(n, threads)
 				var err error
 				if s, err = e.Section(n, threads, sched, b, opt); err != nil {
 					return Result{}, fmt.Errorf("section %q: %w", n.Name, err)

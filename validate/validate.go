@@ -234,8 +234,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Tolerance == 0 {
 		c.Tolerance = DefaultTolerance
 	}
-	if math.IsNaN(c.Tolerance) || math.IsInf(c.Tolerance, 0) || c.Tolerance >= 1 {
-		return c, fmt.Errorf("tolerance %g: must be below 1 (negative: exact lengths)", c.Tolerance)
+	if err := CheckTolerance(c.Tolerance); err != nil {
+		return c, err
 	}
 	if c.Machine.Version == 0 {
 		// Default overheads for ff; the synthesizer measures its own
@@ -482,6 +482,16 @@ func cpuRatio(par, ser []float64) float64 {
 // and 37% at most at 5%, 1.9% and 24% at 1%, and 1.5% and 12% at 0.5%,
 // for 30% more nodes than at 5%.
 const DefaultTolerance = 0.005
+
+// CheckTolerance reports whether tol can be Config.Tolerance: a finite
+// fraction below 1 (zero for DefaultTolerance, negative for exact
+// lengths).
+func CheckTolerance(tol float64) error {
+	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol >= 1 {
+		return fmt.Errorf("tolerance %g: must be below 1 (negative: exact lengths)", tol)
+	}
+	return nil
+}
 
 // synRetakes bounds how many times one synthesizer prediction is taken
 // again because the cores were busy right after it.

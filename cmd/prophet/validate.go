@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -68,8 +67,8 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
 		}
-		if math.IsNaN(*tol) || math.IsInf(*tol, 0) || *tol >= 1 {
-			return usagef("--tolerance: want a fraction below 1 (0.005 is 0.5%%; negative: exact lengths), not %g", *tol)
+		if err := validate.CheckTolerance(*tol); err != nil {
+			return usagef("--%v", err)
 		}
 		if err := checkFormat(*format, "table", "json"); err != nil {
 			return err

@@ -128,7 +128,7 @@ type gor struct {
 	// waitStart is when g first asked for the lock it waits for (a
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64
-	parked    bool // g waited for the lock past the spin window (spinNs)
+	parked    bool // g waited for the lock past the spin window (LockSpinNs)
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
 	batch int64
@@ -326,13 +326,12 @@ type state struct {
 	// Emulator rounds it): then a whole-nanosecond length times burden
 	// is on the grid, and the closed forms hold (see batch).
 	gridBurden bool
-	ov         machine.Overheads
-	wake       float64 // wake-up latency of an idle core in this run
-	// spinNs and rampNs are the mutex spin window
-	// (machine.Overheads.LockSpin): a lock waiter whose lock comes free
-	// within spinNs of asking is still awake and takes it at once; past
-	// that, it had parked (partly, over the next rampNs; see lockWake).
-	spinNs, rampNs float64
+	// ov holds the spin window resolved (Overheads.LockSpin): a lock
+	// waiter whose lock comes free within LockSpinNs of asking is still
+	// awake and takes it at once; past that, it had parked (partly, over
+	// the next LockSpinRampNs; see lockWake).
+	ov   machine.Overheads
+	wake float64 // wake-up latency of an idle core in this run
 
 	h     evHeap
 	seq   uint64
@@ -419,10 +418,9 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 	coreSince = coreSince[:threads]
 	ready := s.ready
 	ready.clear()
-	spinNs, rampNs := ov.LockSpin()
+	ov.LockSpinNs, ov.LockSpinRampNs = ov.LockSpin()
 	*s = state{
 		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
-		spinNs: spinNs, rampNs: rampNs,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
@@ -709,7 +707,7 @@ func (s *state) wakeCore(core int) {
 // release is an Unlock of lk, which has waiters, at the current time
 // (lk.releaseAt). It follows sync.Mutex:
 //
-//   - A first waiter that asked within the spin window (spinNs) is
+//   - A first waiter that asked within the spin window (LockSpinNs) is
 //     still spinning: it
 //     takes the lock at once (charged LockNs).
 //   - In starvation mode (lk.starving), the lock is handed directly to
@@ -736,7 +734,7 @@ func (s *state) release(lk *lockState) {
 		return
 	}
 	w := lk.waiters.popFront()
-	w.parked = s.now-w.reqAt > s.spinNs
+	w.parked = s.now-w.reqAt > s.ov.LockSpinNs
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
@@ -817,21 +815,22 @@ func (s *state) yieldTo(lk *lockState, w *gor) bool {
 }
 
 // lockWake is the latency of waking a lock waiter that waited waited ns
-// (more than spinNs) in this run: LockHandoffNs is its median, and it
+// (more than LockSpinNs) in this run: LockHandoffNs is its median, and it
 // takes the same quantile of its distribution as the run's core wake-up
 // latency (the two are assumed alike in spread: log-normal with
-// WakeP90Ns/WakeP50Ns). Over waits of spinNs to spinNs+rampNs it ramps
-// up linearly from 0: there real waiters are a mix of ones still
-// spinning and ones already asleep (measured on the project's VM: none
-// asleep after 2.7 µs, nine in ten after 3.3 µs), and the ramp keeps
-// predictions continuous in the wait. Rounded to the time grid.
+// WakeP90Ns/WakeP50Ns). Over waits of LockSpinNs to
+// LockSpinNs+LockSpinRampNs it ramps up linearly from 0: there real
+// waiters are a mix of ones still spinning and ones already asleep
+// (measured on the project's VM: none asleep after 2.7 µs, nine in ten
+// after 3.3 µs), and the ramp keeps predictions continuous in the wait.
+// Rounded to the time grid.
 func (s *state) lockWake(waited float64) float64 {
 	d := s.ov.LockHandoffNs
 	if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
 		d *= s.wake / s.ov.WakeP50Ns
 	}
-	if waited < s.spinNs+s.rampNs {
-		d *= max(waited-s.spinNs, 0) / s.rampNs
+	if spin, ramp := s.ov.LockSpinNs, s.ov.LockSpinRampNs; waited < spin+ramp {
+		d *= max(waited-spin, 0) / ramp
 	}
 	if r := onGrid(d); r > 0 {
 		return r
