@@ -149,9 +149,14 @@ func TestBurdenedSpan(t *testing.T) {
 		{"nested sections charged on the path", tree.New(tree.Sec("s", tree.Task("t",
 			tree.Sec("in", tree.Task("u", tree.U(100)))))), 100 + 150 + 10 + 150 + 10},
 		{"serial code", tree.New(tree.U(7)), 7},
+		{"wake-up and runnext back-off with the fork", tree.New(tree.Sec("s", tree.Task("t", tree.U(1000)))), 1160 + 20 + 30},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			ov := ov
+			if strings.HasPrefix(tc.name, "wake-up") {
+				ov.WakeP50Ns, ov.RunnextNs = 20, 30
+			}
 			a := mustAnalyze(t, tc.tree, Options{Overheads: ov})
 			if a.BurdenedSpanNs != tc.want {
 				t.Errorf("burdened span = %d, want %d", a.BurdenedSpanNs, tc.want)

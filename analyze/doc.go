@@ -66,9 +66,11 @@
 // The burdened span is the span recomputed with the runtime costs of
 // machine.Overheads charged on the critical path, exactly:
 //
-//   - every section instance: ForkNs and WakeP50Ns (the team's other
-//     workers start late by the median wake-up latency of an idle core),
-//     plus JoinNs unless it is nowait;
+//   - every section instance: ForkNs, WakeP50Ns and RunnextNs (the
+//     team's other workers start late by the median wake-up latency of
+//     an idle core, and the last one forked, which waits in the forking
+//     core's runnext slot, by the runnext back-off on top), plus JoinNs
+//     unless it is nowait;
 //   - every task: max(SpawnNs, ChunkNs), the cost of starting it as a
 //     goroutine (spawn) or handing it out as a chunk (worksharing),
 //     whichever is larger, so the bound holds for both paradigms;

@@ -49,8 +49,14 @@ const (
 //   - ForkNs: the encountering goroutine's time to start a team of t-1
 //     goroutines (wg.Add and the go statements, as par.For does), median
 //     over trials in which every member then spins 20 µs;
-//   - JoinNs: in the same trials, the time from the last worker's
-//     wg.Done to the return of the blocked wg.Wait (median);
+//   - JoinNs: the mean time from the end of a section's last task to
+//     the return of par.For, in spawn sections of t tasks that spin
+//     20 µs each, the caller waiting at once, back to back (on the
+//     project's VM about 9 µs: the wake-up that the last wg.Done makes
+//     for the waiting goroutine; a two-member team whose caller had half
+//     the work joined in 0.2 µs in some processes and 10 µs in others,
+//     while spawn sections and teams whose caller waits at once or last
+//     took 7 to 10 µs in all of them);
 //   - ChunkNs: the time per chunk fetch of a worker in par.For's
 //     dynamic:1 loop with an empty body, all t workers fetching from
 //     the shared atomic counter at once (wall time × t / chunks);
@@ -72,14 +78,17 @@ const (
 //     fast and waits from about 3 µs on slow, about 90 µs);
 //   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
 //     wake-up latency of an idle core (the time from a go statement to
-//     the new goroutine starting there), fitted to how late the second
-//     task of real two-task par.For sections starts, back to back, for
-//     task lengths of 0.1 to 3 ms (see measureWake).
+//     the new goroutine starting there, when it is queued behind
+//     another), fitted to how late the later task of real two-task
+//     spawn sections starts, back to back, for task lengths of 10 µs to
+//     3 ms; RunnextNs: the back-off before an idle core takes a busy
+//     core's runnext goroutine, fitted to two-thread team sections of
+//     0.1 to 1 ms (see measureWake).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
 // the seven measurements. With GOMAXPROCS = 1 there is no other core to
-// wake: WakeP50Ns and WakeP90Ns are then 0, and the team measured is of
-// two goroutines on the one core.
+// wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
+// measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
 	const total = 7
 	var ov machine.Overheads
@@ -101,7 +110,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
 			}
-			ov.WakeP50Ns, ov.WakeP90Ns, err = measureWake(ctx)
+			ov.WakeP50Ns, ov.WakeP90Ns, ov.RunnextNs, err = measureWake(ctx)
 			return
 		}},
 	}
@@ -128,42 +137,55 @@ func quantile(p float64, xs []float64) float64 {
 	return stat.Quantile(p, stat.Empirical, xs, nil)
 }
 
-// forkJoinOnce runs one team of t members that each spin d, and returns
-// the fork time (caller side) and the join time (last Done to Wait's
-// return; 0 when the caller arrived last and did not block).
-func forkJoinOnce(t int, d time.Duration) (fork, join float64) {
+// forkOnce runs one team of t members that each spin d, as par.For
+// does, and returns the encountering goroutine's time to start the t-1
+// others (wg.Add and the go statements).
+func forkOnce(t int, d time.Duration) float64 {
 	var wg sync.WaitGroup
-	var lastDone atomic.Int64
 	t0 := clock.Now()
 	wg.Add(t - 1)
 	for w := 1; w < t; w++ {
 		go func() {
 			spin.Wall(int64(d))
-			lastDone.Store(clock.Now())
 			wg.Done()
 		}()
 	}
 	t1 := clock.Now()
-	// The caller does a little less than the workers, so that it waits
-	// at the barrier, as the slowest-worker case a barrier costs.
-	spin.Wall(int64(d / 2))
+	spin.Wall(int64(d))
 	wg.Wait()
-	t2 := clock.Now()
-	return float64(t1 - t0), float64(max(t2-lastDone.Load(), 0))
+	return float64(t1 - t0)
+}
+
+// joinOnce runs one par.For spawn section of t tasks that spin d each,
+// after 20 µs of serial spinning, and returns the time from the end of
+// the last task's body to par.For's return.
+func joinOnce(t int, d time.Duration) float64 {
+	spin.Wall(int64(wakeGap))
+	var last atomic.Int64
+	par.For(t, t, par.Schedule{Policy: par.Spawn}, func(int) {
+		spin.Wall(int64(d))
+		now := clock.Now()
+		for {
+			l := last.Load()
+			if now <= l || last.CompareAndSwap(l, now) {
+				break
+			}
+		}
+	})
+	return float64(max(clock.Now()-last.Load(), 0))
 }
 
 func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error) {
 	forks := make([]float64, 0, forkTrials)
-	joins := make([]float64, 0, forkTrials)
+	var joins float64
 	for i := 0; i < forkTrials; i++ {
 		if i%64 == 0 && ctx.Err() != nil {
 			return 0, 0, ctx.Err()
 		}
-		f, j := forkJoinOnce(t, teamSpin)
-		forks = append(forks, f)
-		joins = append(joins, j)
+		forks = append(forks, forkOnce(t, teamSpin))
+		joins += joinOnce(t, teamSpin)
 	}
-	return quantile(0.5, forks), quantile(0.5, joins), nil
+	return quantile(0.5, forks), joins / forkTrials, nil
 }
 
 // chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
@@ -300,42 +322,50 @@ func wakeOnce(idle, timeout time.Duration) float64 {
 	return float64(max(s-t0, 0))
 }
 
-// wakeSection runs one section of two par.For tasks of l spinning each
-// (after gap of serial spinning) and returns how late the second task
-// started after the section began: min(W, about l) for a wake-up latency
-// W, since the first worker runs the second task itself when it is done
-// before the second core is.
-func wakeSection(gap, l time.Duration) float64 {
+// wakeSection runs one par.For section of two tasks of l spinning each
+// with schedule sched (after gap of serial spinning) and returns how late
+// the later task started after the section began, at most l: with Spawn
+// both tasks are new goroutines, and while the spawner waits its own core
+// runs one (the runnext) and an idle core must wake for the other, queued
+// behind it: min(W, about l) for a wake-up latency W. With Static the
+// caller runs task 0 itself and its one worker waits in the caller's
+// runnext slot, which an idle core takes only after backing off:
+// min(W+R, about l) for the runnext back-off R. Either way the first core
+// runs the other task itself when it is done before the second core is.
+func wakeSection(gap, l time.Duration, sched par.Schedule) float64 {
 	spin.Wall(int64(gap))
-	var s1 atomic.Int64
+	var s [2]atomic.Int64
 	t0 := clock.Now()
-	par.For(2, 2, par.Schedule{Policy: par.Static}, func(i int) {
-		if i == 1 {
-			s1.Store(clock.Now())
-		}
+	par.For(2, 2, sched, func(i int) {
+		s[i].Store(clock.Now())
 		spin.Wall(int64(l))
 	})
-	return float64(min(max(s1.Load()-t0, 0), int64(l)))
+	return float64(min(max(s[0].Load(), s[1].Load())-t0, int64(l)))
 }
 
-// Wake-up measurement: the task lengths of the sections, the sections
-// per length, and the quantiles the emulator samples (emulate/ff's
-// default: K = 5 quantiles (k+0.5)/K of a log-normal through p50, p90).
-var wakeLens = []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 3 * time.Millisecond}
+// Wake-up measurement: the task lengths of the sections (short ones
+// resolve the spread of a latency of tens of microseconds, long ones its
+// tail), the sections per length, and the quantiles the emulator samples
+// (emulate/ff's default: K = 5 quantiles (k+0.5)/K of a log-normal
+// through p50, p90).
+var (
+	wakeLens    = []time.Duration{10 * time.Microsecond, 30 * time.Microsecond, 100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 3 * time.Millisecond}
+	runnextLens = []time.Duration{100 * time.Microsecond, 300 * time.Microsecond, time.Millisecond}
+)
 
 const (
 	wakeReps    = 60
 	wakeSamples = 5
 )
 
-// wakeModel returns the mean of min(q, l) over the wakeSamples quantiles
-// q of the log-normal distribution through p50 and p90.
-func wakeModel(p50, p90, l float64) float64 {
+// wakeModel returns the mean of min(q+r, l) over the wakeSamples
+// quantiles q of the log-normal distribution through p50 and p90.
+func wakeModel(p50, p90, r, l float64) float64 {
 	z90 := distuv.UnitNormal.Quantile(0.9)
 	d := distuv.LogNormal{Mu: math.Log(p50), Sigma: math.Log(p90/p50) / z90}
 	var sum float64
 	for k := 0; k < wakeSamples; k++ {
-		sum += min(d.Quantile((float64(k)+0.5)/wakeSamples), l)
+		sum += min(d.Quantile((float64(k)+0.5)/wakeSamples)+r, l)
 	}
 	return sum / wakeSamples
 }
@@ -352,7 +382,7 @@ func fitWake(lens, delays []float64) (p50, p90 float64) {
 			q := m * math.Pow(10, float64(j)/15) // up to 460 × m
 			var e float64
 			for k, l := range lens {
-				r := (wakeModel(m, q, l) - delays[k]) / l
+				r := (wakeModel(m, q, 0, l) - delays[k]) / l
 				e += r * r
 			}
 			if e < best {
@@ -363,34 +393,72 @@ func fitWake(lens, delays []float64) (p50, p90 float64) {
 	return p50, p90
 }
 
-// measureWake runs sections of two tasks back to back, as a program's
-// loops follow each other (20 µs of serial code between, and one section
-// in five after 2 ms with nothing to run), for several task lengths l,
-// measures how late each second task starts (min(W, l) for a wake-up
-// latency W), and fits the log-normal distribution of W whose median and
-// 90th percentile make the fast-forward emulator's model of these
-// sections agree best with the measured delays. W is not measured
-// directly because it depends on how long the woken core has been idle,
-// which in a real program depends on W itself (a late worker keeps the
-// other core idle longer): on the project's VM a core idle for a few
-// microseconds starts a goroutine in about 0.1 ms, one idle for 2 ms in
-// about 1.7 ms.
-func measureWake(ctx context.Context) (p50, p90 float64, err error) {
-	lens := make([]float64, len(wakeLens))
-	delays := make([]float64, len(wakeLens))
-	for k, l := range wakeLens {
+// fitRunnext returns the runnext back-off r (0 to 1 ms, in steps of
+// 0.5 µs) that, added to the wake-up latency of median p50 and 90th
+// percentile p90, best explains the measured mean delays (least squares
+// relative to the task lengths).
+func fitRunnext(p50, p90 float64, lens, delays []float64) float64 {
+	best, r := math.Inf(1), 0.0
+	for i := 0; i <= 2000; i++ {
+		x := float64(i) * 500
+		var e float64
+		for k, l := range lens {
+			d := (wakeModel(p50, p90, x, l) - delays[k]) / l
+			e += d * d
+		}
+		if e < best {
+			best, r = e, x
+		}
+	}
+	return r
+}
+
+// meanDelays runs wakeReps sections of sched for each task length, with
+// 20 µs of serial code between them as a program's loops follow each
+// other, and returns the lengths and the mean delays of wakeSection.
+// Nothing sleeps in between: on the project's VM, after the process had
+// slept (time.Sleep, 2 ms) a quarter to half of the next sections' second
+// tasks were never taken by the idle core until the first core finished,
+// for a few sections on, where back to back the latencies were 10 to
+// 25 µs (queued) and 85 to 105 µs (runnext) at every percentile; a
+// compute-bound program's loops see the latter.
+func meanDelays(ctx context.Context, sched par.Schedule, lens []time.Duration) (ls, delays []float64, err error) {
+	ls = make([]float64, len(lens))
+	delays = make([]float64, len(lens))
+	for k, l := range lens {
 		var sum float64
 		for r := 0; r < wakeReps; r++ {
 			if ctx.Err() != nil {
-				return 0, 0, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
-			if r%5 == 4 {
-				time.Sleep(wakeIdle)
-			}
-			sum += wakeSection(wakeGap, l)
+			sum += wakeSection(wakeGap, l, sched)
 		}
-		lens[k], delays[k] = float64(l), sum/wakeReps
+		ls[k], delays[k] = float64(l), sum/wakeReps
+	}
+	return ls, delays, nil
+}
+
+// measureWake measures how late the second core starts the later task of
+// two-task sections, for several task lengths l (min(W, l) for a wake-up
+// latency W), and fits the log-normal distribution of W whose median and
+// 90th percentile make the fast-forward emulator's model of these
+// sections agree best with the measured delays; then, from two-thread
+// team sections, whose worker an idle core takes only after the runnext
+// back-off R (min(W+R, l)), it fits R. W is not measured directly
+// because it depends on how long the woken core has been idle, which in
+// a real program depends on W itself (a late worker keeps the other core
+// idle longer): on the project's VM a core idle for a few microseconds
+// took a queued goroutine in about 12 µs, one idle for a millisecond in
+// about 47 µs, and R was about 70 µs.
+func measureWake(ctx context.Context) (p50, p90, runnext float64, err error) {
+	lens, delays, err := meanDelays(ctx, par.Schedule{Policy: par.Spawn}, wakeLens)
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	p50, p90 = fitWake(lens, delays)
-	return p50, p90, nil
+	lens, delays, err = meanDelays(ctx, par.Schedule{Policy: par.Static}, runnextLens)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return p50, p90, fitRunnext(p50, p90, lens, delays), nil
 }

@@ -85,7 +85,8 @@ func TestQuantile(t *testing.T) {
 
 func BenchmarkForkJoin(b *testing.B) {
 	for b.Loop() {
-		forkJoinOnce(2, 0)
+		forkOnce(2, 0)
+		joinOnce(2, 0)
 	}
 }
 
@@ -207,19 +208,33 @@ func TestFitWake(t *testing.T) {
 	for _, tc := range tests {
 		delays := make([]float64, len(lens))
 		for i, l := range lens {
-			delays[i] = wakeModel(tc.p50, tc.p90, l)
+			delays[i] = wakeModel(tc.p50, tc.p90, 0, l)
 		}
 		p50, p90 := fitWake(lens, delays)
 		// The grid has 15 points per decade: within a step (17%) of the
 		// truth, or an equally good fit.
 		var e float64
 		for i, l := range lens {
-			r := (wakeModel(p50, p90, l) - delays[i]) / l
+			r := (wakeModel(p50, p90, 0, l) - delays[i]) / l
 			e += r * r
 		}
 		if e > 1e-3 || !(p90 > p50) {
 			t.Errorf("fit of p50 %v p90 %v: got %v, %v (error %v)", tc.p50, tc.p90, p50, p90, e)
 		}
 		t.Logf("truth %v/%v fitted %.0f/%.0f", tc.p50, tc.p90, p50, p90)
+	}
+}
+
+func TestFitRunnext(t *testing.T) {
+	lens := []float64{100e3, 300e3, 1e6}
+	tests := []struct{ p50, p90, r float64 }{{25e3, 50e3, 70e3}, {25e3, 50e3, 0}, {100e3, 300e3, 500e3}, {10e3, 1e6, 150e3}}
+	for _, tc := range tests {
+		delays := make([]float64, len(lens))
+		for i, l := range lens {
+			delays[i] = wakeModel(tc.p50, tc.p90, tc.r, l)
+		}
+		if got := fitRunnext(tc.p50, tc.p90, lens, delays); math.Abs(got-tc.r) > 500 {
+			t.Errorf("wake %v/%v, runnext %v: fitted %v", tc.p50, tc.p90, tc.r, got)
+		}
 	}
 }

@@ -84,6 +84,16 @@ type Overheads struct {
 	// percentile measured; emulators use them to model late starts.
 	WakeP50Ns float64 `json:"wake_p50_ns"`
 	WakeP90Ns float64 `json:"wake_p90_ns"`
+	// RunnextNs is how much later than the wake-up latency an idle core
+	// starts a goroutine that waits in a busy core's runnext slot (the
+	// last goroutine a running goroutine started, as the one worker of a
+	// two-thread team is): Go's work stealing backs off before taking
+	// it (runqgrab's usleep(3); on the project's VM about 70 µs, timer
+	// slack included), while goroutines queued behind it are taken at
+	// once. Zero means not measured (a profile from before prophet
+	// measured it, whose wake-up latency was fitted to two-thread teams
+	// and so includes it): no back-off is emulated.
+	RunnextNs float64 `json:"runnext_ns,omitempty"`
 }
 
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
@@ -132,22 +142,26 @@ type Memory struct {
 }
 
 // Default returns a profile with prophet's built-in overhead defaults: the
-// medians of ten runs of calibrate.MeasureOverheads with the par
-// constructs on the project's 2-core cloud VM (AMD EPYC, Go 1.26, shared
-// with other work while measured). Some of these costs are bimodal on a
-// VM: JoinNs is about 0.3 µs when the waiting goroutine's core is awake
-// and about 10 µs when it has gone to sleep; the wake-up latency of an
-// idle core is about 0.1 ms after a few microseconds of idling and about
-// 1.7 ms after 2 ms, and WakeP50Ns/WakeP90Ns (0.19 and 0.5 ms) are the
-// log-normal fitted to real back-to-back two-task par.For sections of
-// 0.1 to 3 ms. LockHandoffNs (80 µs) is fitted to lock-contended Test1
-// and Test2 samples at 2 threads, where a waiter that parked for more
-// than about 3 µs was woken after 90 to 400 µs (median about 0.1 ms; the
-// emulator's log-normal with median 80 µs has a mean of about 0.1 ms);
-// calibrate measured 110 to 130 µs on a later day. The spin window
-// (2.9 µs, ramp 0.5 µs) is the median of eight sweeps of
-// calibrate's spin-window measurement there (starts 2.7 to 3.2 µs,
-// ramps 0.2 to 0.8 µs).
+// medians of runs of calibrate.MeasureOverheads with the par constructs
+// on the project's 2-core cloud VM (AMD EPYC, Go 1.26, shared with other
+// work while measured). JoinNs (8 µs) is the mean of spawn sections'
+// joins there (7 to 10 µs: the wake-up that the last wg.Done makes for
+// the waiting goroutine). The wake-up latency of an idle core taking a
+// queued goroutine, WakeP50Ns/WakeP90Ns (16 and 23 µs), is the
+// log-normal fitted to back-to-back two-task spawn sections of 10 µs to
+// 3 ms, and RunnextNs (74 µs) the back-off, fitted to two-thread teams,
+// before an idle core takes a busy core's runnext goroutine (a
+// two-thread team's worker starts 85 to 105 µs late); both are four
+// calibrations' medians (p90 21 to 29 µs, back-off 72 to 81 µs). After
+// the process has slept, idle cores there wake much later (0.1 to 2 ms)
+// for a while; a compute-bound program does not see that. LockHandoffNs
+// (80 µs) is fitted to lock-contended Test1 and Test2 samples at 2
+// threads, where a waiter that parked for more than about 3 µs was woken
+// after 90 to 400 µs (median about 0.1 ms; the emulator's log-normal
+// with median 80 µs has a mean of about 0.1 ms); calibrate measures 100
+// to 130 µs. The spin window (2.9 µs, ramp 0.5 µs) is the median of
+// eight sweeps of calibrate's spin-window measurement there (starts 2.7
+// to 3.2 µs, ramps 0.2 to 0.8 µs).
 // Calibrate on your own machine for better predictions.
 func Default() Profile {
 	return Profile{
@@ -156,15 +170,16 @@ func Default() Profile {
 		LineSize: 64,
 		Overheads: Overheads{
 			ForkNs:         250,
-			JoinNs:         500,
+			JoinNs:         8000,
 			ChunkNs:        17,
 			SpawnNs:        175,
 			LockNs:         12,
 			LockHandoffNs:  80000,
 			LockSpinNs:     2900,
 			LockSpinRampNs: 500,
-			WakeP50Ns:      190000,
-			WakeP90Ns:      500000,
+			WakeP50Ns:      16000,
+			WakeP90Ns:      23000,
+			RunnextNs:      74000,
 		},
 		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}

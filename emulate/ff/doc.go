@@ -102,7 +102,18 @@
 //     that finds an idle core makes that core available only after a
 //     wake-up latency W, unless a busy core frees up earlier and takes it
 //     (exactly what happens in Go when the idle P's thread sleeps in the
-//     kernel: on a VM, waking it often takes longer than the first task).
+//     kernel: on a VM, waking it often takes longer than the first task);
+//   - runnext back-off: the goroutine a running goroutine made ready
+//     last waits in its core's runnext slot (Go's newproc puts it
+//     there), and a woken core that finds only it in the ready queue
+//     backs off RunnextNs before taking it, as Go's work stealing does
+//     (runqgrab sleeps 3 µs first, which a VM's timer slack stretches:
+//     on the project's VM a two-thread team's worker started 85 to
+//     105 µs late, a spawned task queued behind another 10 to 25 µs);
+//     the slot's own core takes it first if it frees up meanwhile, and
+//     the pin ends when that core starts or readies another goroutine.
+//     Goroutines queued behind it (a team of three or more, a spawner's
+//     earlier tasks) are taken at once.
 //     W is not a constant: Overheads gives its median WakeP50Ns and 90th
 //     percentile WakeP90Ns. The emulator fits a log-normal distribution
 //     through them and emulates each section once for each of K

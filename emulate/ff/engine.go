@@ -27,7 +27,7 @@ type evKind uint8
 
 const (
 	evG       evKind = iota // goroutine g goes on at t
-	evWake                  // a woken core becomes available at t
+	evWake                  // a woken core becomes available at t (id 1: after backing off from a runnext)
 	evRelease               // lock lk is released at t and has waiters
 )
 
@@ -138,6 +138,11 @@ type gor struct {
 	// gen counts the times g was freed, telling a recycled gor from
 	// the goroutine it was (lockState.holder).
 	gen uint32
+	// pinCore >= 0: g was made ready fresh by the goroutine on that core
+	// and sits in its runnext slot while state.coreSeq[pinCore] is still
+	// pinSeq (see state.pinned).
+	pinCore int32
+	pinSeq  uint32
 	// moved holds, when a timeline is recorded, the spans g had drawn
 	// past the time it yielded its core (resDebt; the first starts at
 	// that time), to be drawn again where it resumes.
@@ -352,6 +357,10 @@ type state struct {
 	end       float64
 	busy      float64
 	coreSince []float64 // when the core's goroutine went on it
+	// coreSeq counts, per core, the goroutines started on it and the
+	// fresh ones made ready from it: a change ends the pin of the
+	// goroutine in its runnext slot (see pinned).
+	coreSeq []uint32
 
 	// Timeline (spans == nil: off).
 	spans     *[]emulate.Span
@@ -394,7 +403,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		free = free[:0]
 		for _, g := range gs {
 			g.frames = g.frames[:0]
-			g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
+			g.team, g.lock, g.resume, g.core, g.batch, g.pinCore = nil, nil, resNone, -1, 0, -1
 			free = append(free, g)
 		}
 	}
@@ -408,21 +417,23 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		clear(w.buf)
 		*lk = lockState{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
 	}
-	infos, coreSince := s.infos, s.coreSince
+	infos, coreSince, coreSeq := s.infos, s.coreSince, s.coreSeq
 	if infos == nil {
 		infos = map[*cnode]*secInfo{}
 	}
 	if cap(coreSince) < threads {
 		coreSince = make([]float64, threads)
+		coreSeq = make([]uint32, threads)
 	}
-	coreSince = coreSince[:threads]
+	coreSince, coreSeq = coreSince[:threads], coreSeq[:threads]
+	clear(coreSeq)
 	ready := s.ready
 	ready.clear()
 	ov.LockSpinNs, ov.LockSpinRampNs = ov.LockSpin()
 	*s = state{
 		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
-		infos: infos, gs: gs, free: free, coreSince: coreSince, teams: s.teams,
+		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
 	}
 }
@@ -553,7 +564,7 @@ func (s *state) newG() *gor {
 		s.free = s.free[:n-1]
 		return g
 	}
-	g := &gor{core: -1, id: int32(len(s.gs))}
+	g := &gor{core: -1, pinCore: -1, id: int32(len(s.gs))}
 	s.gs = append(s.gs, g)
 	return g
 }
@@ -562,7 +573,7 @@ func (s *state) freeG(g *gor) {
 	g.gen++
 	g.frames = g.frames[:0]
 	g.moved = g.moved[:0]
-	g.team, g.lock, g.resume, g.core, g.batch = nil, nil, resNone, -1, 0
+	g.team, g.lock, g.resume, g.core, g.batch, g.pinCore = nil, nil, resNone, -1, 0, -1
 	s.free = append(s.free, g)
 }
 
@@ -571,9 +582,10 @@ func (s *state) start(g *gor, core int) {
 	if s.spans != nil && s.now > s.idleSince[core] {
 		s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
 	}
-	g.core = core
+	g.core, g.pinCore = core, -1
 	g.clock = s.now
 	s.coreSince[core] = s.now
+	s.coreSeq[core]++
 	if s.rootFree {
 		// The root event is done with: g's event takes its place,
 		// saving a push and a pop.
@@ -693,9 +705,47 @@ func (s *state) makeReady(g *gor, fresh bool) {
 	s.push(event{t: s.now + s.wake, kind: evWake, core: int32(core)})
 }
 
-func (s *state) wakeCore(core int) {
-	s.waking--
+// pin puts g, just made ready fresh by the goroutine on core (a fork's
+// worker, a spawned task), in that core's runnext slot, where Go's newproc
+// puts it: it stays there, and an idle core's thread must back off before
+// taking it (see wakeCore), until the core starts another goroutine or
+// makes another one ready. Without a runnext back-off (RunnextNs = 0),
+// or for core < 0, nothing is pinned.
+func (s *state) pin(g *gor, core int) {
+	if core < 0 || !(s.ov.RunnextNs > 0) {
+		return
+	}
+	s.coreSeq[core]++
+	g.pinCore, g.pinSeq = int32(core), s.coreSeq[core]
+}
+
+// pinned reports whether g is still in a busy core's runnext slot.
+func (s *state) pinned(g *gor) bool {
+	return g.pinCore >= 0 && s.coreSeq[g.pinCore] == g.pinSeq
+}
+
+// wakeCore makes a woken core available at the current time: it takes
+// the goroutine at the front of the ready queue, or goes idle. When that
+// goroutine is the only one and sits in a busy core's runnext slot
+// (pinned), the woken core first backs off for RunnextNs, as Go's work
+// stealing does before it takes a running P's runnext (runqgrab's
+// usleep(3), which a VM's timer slack stretches to tens of
+// microseconds); steal is set when it has, and it then takes whatever is
+// at the front. The goroutine's own core takes it meanwhile if it frees
+// up first.
+func (s *state) wakeCore(core int, steal bool) {
 	s.woke = true
+	if !steal && s.ready.len() == 1 && s.pinned(s.ready.at(0)) {
+		s.late = true
+		at := s.now + s.ov.RunnextNs
+		if s.spans != nil {
+			s.span(core, s.now, at, emulate.SpanOverhead, "steal", nil)
+			s.idleSince[core] = at
+		}
+		s.push(event{t: at, kind: evWake, core: int32(core), id: 1})
+		return
+	}
+	s.waking--
 	if s.ready.len() > 0 {
 		s.late = true
 		s.start(s.popReady(), core)
@@ -920,12 +970,14 @@ func (s *state) exit(g *gor) {
 	s.freeCore(core, emulate.SpanIdle)
 }
 
-// spawnG makes a fresh goroutine running frame f as member of tm.
-func (s *state) spawnG(f frame, tm *team) {
+// spawnG makes a fresh goroutine running frame f as member of tm, made
+// ready by the goroutine on core from (see pin).
+func (s *state) spawnG(f frame, tm *team, from int) {
 	ng := s.newG()
 	ng.frames = append(ng.frames, f)
 	ng.team = tm
 	tm.pending++
+	s.pin(ng, from)
 	s.makeReady(ng, true)
 }
 
@@ -1456,7 +1508,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		tm := f.team
 		tm.k = k
 		for w := 1; w < k; w++ {
-			s.spawnG(s.workerFrame(tm, w), tm)
+			s.spawnG(s.workerFrame(tm, w), tm, g.core)
 		}
 		s.serialU(g, info.midU, f.node)
 		f.phase = phJoin
@@ -1532,7 +1584,7 @@ func (s *state) stepSec(g *gor, top int) step {
 					f.w++
 				}
 				// spawnG touches other goroutines only: f stays valid.
-				s.spawnG(frame{kind: fTask, node: c, sec: tm.sec, run: run}, tm)
+				s.spawnG(frame{kind: fTask, node: c, sec: tm.sec, run: run}, tm, g.core)
 				if last {
 					break
 				}
@@ -1601,6 +1653,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		f.w++
 	}
 	s.pushFresh(j, r, tm, tm.sec)
+	s.pin(s.ready.at(s.ready.entries.len()-1), g.core)
 	return true
 }
 

@@ -114,7 +114,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // size (TestWakeRounding: 0.003% on average, 0.6% at most, on a tree of
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs, &ov.RunnextNs} {
 		*x = onGrid(*x)
 	}
 	return ov
@@ -205,7 +205,7 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 			}
 		case evWake:
 			s.rootFree = true
-			s.wakeCore(int(ev.core))
+			s.wakeCore(int(ev.core), ev.id == 1)
 		case evRelease:
 			s.rootFree = true
 			if lk := s.lockList[ev.id]; lk.evPending && lk.evAt == ev.t {

@@ -558,6 +558,49 @@ func TestWakeLatency(t *testing.T) {
 	}
 }
 
+func TestRunnext(t *testing.T) {
+	// Wake-up latency W = 10 and runnext back-off R = 50, one sample.
+	ov := machine.Overheads{WakeP50Ns: 10, WakeP90Ns: 10, RunnextNs: 50}
+	two := func(a, b int64) *tree.Node {
+		return tree.Sec("two", tree.Task("a", tree.U(a)), tree.Task("b", tree.U(b)))
+	}
+	three := tree.Sec("three", tree.Task("a", tree.U(1000)), tree.Task("b", tree.U(1000)), tree.Task("c", tree.U(1000)))
+	tests := []struct {
+		name    string
+		sec     *tree.Node
+		threads int
+		sched   string
+		ov      machine.Overheads
+		want    float64
+	}{
+		// A two-thread team's one worker waits in the forking core's
+		// runnext: the woken core backs off and takes it at W+R.
+		{"team", two(1000, 1000), 2, "static", ov, 60 + 1000},
+		// Without a back-off it is the wake-up alone.
+		{"team, no back-off", two(1000, 1000), 2, "static", machine.Overheads{WakeP50Ns: 10, WakeP90Ns: 10}, 10 + 1000},
+		// Worker 0 is done at 20, before W+R, and runs the worker
+		// itself at the join: 20 + 1000.
+		{"team, owner first", two(20, 1000), 2, "static", ov, 20 + 1000},
+		// Spawn: the spawner waits at once and its core takes the
+		// first task; the second is no core's runnext any more (the
+		// core has started another goroutine since): W.
+		{"spawn", two(1000, 1000), 2, "spawn", ov, 10 + 1000},
+		// Three threads: worker 1 is queued behind worker 2, which is
+		// in the runnext: one woken core takes worker 1 at W, the
+		// other backs off and takes worker 2 at W+R.
+		{"team of three", three, 3, "static", ov, 60 + 1000},
+		// Spawn on three cores: the spawner's core starts the first
+		// task when the spawner waits, which ends the pin of the last
+		// one: both woken cores take theirs at W.
+		{"spawn, three", three, 3, "spawn", ov, 10 + 1000},
+	}
+	for _, tc := range tests {
+		if got := emu(t, nil, tc.sec, tc.threads, tc.sched, tc.ov); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestWakeLatencies(t *testing.T) {
 	tests := []struct {
 		ov   machine.Overheads
