@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -14,6 +16,13 @@ import (
 // EnvVar is the environment variable that starts recording at program
 // start; its value is the profile's path.
 const EnvVar = "PROPHET_PROFILE"
+
+// EnvTolerance is the environment variable that sets the compression
+// tolerance of a recording started by EnvVar (tree.BuildOptions.Tolerance:
+// a relative difference such as 0.01; negative for exact lengths). Unset
+// or empty, the profiler's default (tree.DefaultTolerance) applies.
+// `prophet run --tolerance` sets it.
+const EnvTolerance = "PROPHET_TOLERANCE"
 
 // EnvErrors is the environment variable naming a file where Stop also
 // writes its error, when recording was started by EnvVar. `prophet run`
@@ -45,18 +54,20 @@ func startFromEnv(getenv func(string) string) error {
 	if path == "" {
 		return nil
 	}
-	err := Start(path)
+	var opt profiler.Options
+	err := envTolerance(getenv(EnvTolerance), &opt)
+	if err == nil {
+		if err = StartWith(path, opt); err != nil {
+			err = fmt.Errorf("%s=%s: %w", EnvVar, path, err)
+		}
+	}
 	rec.mu.Lock()
 	rec.errTo = getenv(EnvErrors)
-	rec.mu.Unlock()
 	if err != nil {
-		err = fmt.Errorf("%s=%s: %w", EnvVar, path, err)
-		rec.mu.Lock()
 		rec.envErr = err
-		rec.mu.Unlock()
-		return err
 	}
-	return nil
+	rec.mu.Unlock()
+	return err
 }
 
 // SecBegin marks the start of a parallel section (a loop to be
@@ -111,9 +122,34 @@ func Recording() bool { return rec.p.Load() != nil }
 // on.
 var ErrRecording = errors.New("annotate: already recording")
 
+// envTolerance sets opt's compression tolerance from EnvTolerance's value
+// s, when s is not empty.
+func envTolerance(s string, opt *profiler.Options) error {
+	if s == "" {
+		return nil
+	}
+	tol, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err == nil {
+		err = tree.CheckTolerance(tol)
+	} else {
+		err = errors.New("not a number")
+	}
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", EnvTolerance, s, err)
+	}
+	opt.Build.Tolerance = tol
+	return nil
+}
+
 // Start starts recording on the calling goroutine; Stop writes the profile
 // to path. It fails if recording is already on or path cannot be written.
 func Start(path string) error {
+	return StartWith(path, profiler.Options{})
+}
+
+// StartWith is Start with profiler options (for example a compression
+// tolerance, Options.Build.Tolerance).
+func StartWith(path string, opt profiler.Options) error {
 	if path == "" {
 		return errors.New("annotate: empty profile path")
 	}
@@ -125,7 +161,7 @@ func Start(path string) error {
 	if err := checkWritable(path); err != nil {
 		return err
 	}
-	p, err := profiler.Start(profiler.Options{})
+	p, err := profiler.Start(opt)
 	if err != nil {
 		return err
 	}

@@ -132,18 +132,27 @@ func TestStartFromEnv(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     string
+		tol     string
 		records bool
 		errPart string
 	}{
-		{"unset", "", false, ""},
-		{"path", filepath.Join(dir, "env.ppt"), true, ""},
-		{"unwritable", filepath.Join(dir, "missing", "env.ppt"), false, "PROPHET_PROFILE="},
+		{"unset", "", "", false, ""},
+		{"path", filepath.Join(dir, "env.ppt"), "", true, ""},
+		{"unwritable", filepath.Join(dir, "missing", "env.ppt"), "", false, "PROPHET_PROFILE="},
+		{"tolerance", filepath.Join(dir, "tol.ppt"), "0.01", true, ""},
+		{"exact lengths", filepath.Join(dir, "exact.ppt"), " -1 ", true, ""},
+		{"tolerance not a number", filepath.Join(dir, "nan.ppt"), "1%", false, "PROPHET_TOLERANCE=1%: not a number"},
+		{"tolerance too large", filepath.Join(dir, "big.ppt"), "2", false, "PROPHET_TOLERANCE=2: tolerance 2: must be below 1"},
+		{"tolerance without a path", "", "x", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := startFromEnv(func(k string) string {
-				if k == EnvVar {
+				switch k {
+				case EnvVar:
 					return tt.env
+				case EnvTolerance:
+					return tt.tol
 				}
 				return ""
 			})
@@ -286,5 +295,24 @@ func TestEnvInit(t *testing.T) {
 	tr := readTree(t, path)
 	if len(tr.Root.Children) == 0 || tr.Meta.Program == "" {
 		t.Errorf("child's profile is empty or lacks its command line: %+v", tr.Meta)
+	}
+}
+
+func TestEnvTolerance(t *testing.T) {
+	tests := []struct {
+		env  string
+		want float64
+	}{{"", 0}, {"0.02", 0.02}, {"-1", -1}}
+	for _, tc := range tests {
+		var opt profiler.Options
+		if err := envTolerance(tc.env, &opt); err != nil || opt.Build.Tolerance != tc.want {
+			t.Errorf("envTolerance(%q) = %v, tolerance %v; want %v", tc.env, err, opt.Build.Tolerance, tc.want)
+		}
+	}
+	for _, bad := range []string{"abc", "NaN", "1", "+Inf"} {
+		var opt profiler.Options
+		if err := envTolerance(bad, &opt); err == nil {
+			t.Errorf("envTolerance(%q) = nil, want an error", bad)
+		}
 	}
 }

@@ -36,6 +36,10 @@
 //		...
 //	}
 //
+// PROPHET_TOLERANCE, when set, is the recording's compression tolerance
+// (`prophet run --tolerance`; see EnvTolerance); StartWith and RecordWith
+// take profiler options directly.
+//
 // Go offers no hook at process exit, so a program that sets
 // PROPHET_PROFILE but never calls Stop (or exits through os.Exit) writes
 // nothing. Stop when not recording does nothing and returns nil, so the

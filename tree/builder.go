@@ -135,13 +135,26 @@ type leafKey struct {
 	bin   int64
 }
 
+// DefaultTolerance is BuildOptions.Tolerance's default: 5%.
+const DefaultTolerance = 0.05
+
+// CheckTolerance reports whether tol can be BuildOptions.Tolerance: a
+// finite fraction below 1 (zero for DefaultTolerance, negative for exact
+// lengths).
+func CheckTolerance(tol float64) error {
+	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol >= 1 {
+		return fmt.Errorf("tolerance %g: must be below 1 (negative: exact lengths)", tol)
+	}
+	return nil
+}
+
 // maxBucket bounds the entries compared on one dictionary lookup.
 const maxBucket = 8
 
 // NewBuilder returns a Builder with an open root.
 func NewBuilder(opt BuildOptions) *Builder {
 	if opt.Tolerance == 0 {
-		opt.Tolerance = 0.05
+		opt.Tolerance = DefaultTolerance
 	}
 	b := &Builder{
 		opt:    opt,

@@ -485,13 +485,8 @@ const DefaultTolerance = 0.005
 
 // CheckTolerance reports whether tol can be Config.Tolerance: a finite
 // fraction below 1 (zero for DefaultTolerance, negative for exact
-// lengths).
-func CheckTolerance(tol float64) error {
-	if math.IsNaN(tol) || math.IsInf(tol, 0) || tol >= 1 {
-		return fmt.Errorf("tolerance %g: must be below 1 (negative: exact lengths)", tol)
-	}
-	return nil
-}
+// lengths), as tree.CheckTolerance checks.
+func CheckTolerance(tol float64) error { return tree.CheckTolerance(tol) }
 
 // synRetakes bounds how many times one synthesizer prediction is taken
 // again because the cores were busy right after it.

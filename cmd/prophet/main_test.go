@@ -249,6 +249,26 @@ func TestRunPrograms(t *testing.T) {
 	if tot := tr.Totals(); tot.Tasks != 8 || tot.Sections != 1 || tot.Locks != 8 {
 		t.Errorf("profile totals %+v, want 8 tasks, 1 section, 8 locks", tot)
 	}
+	// The tasks spin 100, 200, ..., 800 µs: none merge at the default
+	// 5%, but from 400 µs on they do at 50%.
+	coarse := filepath.Join(dir, "coarse.ppt")
+	code, _, stderr = prophet("run", "-o", coarse, "--tolerance", "0.5", "--", good)
+	if code != 0 {
+		t.Fatalf("run --tolerance 0.5: status %d, stderr %q", code, stderr)
+	}
+	ct, err := tree.ReadFile(coarse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, f := ct.Totals(), tr.Totals(); c.Tasks != 8 || c.Nodes >= f.Nodes {
+		t.Errorf("at 50%%: %d tasks in %d nodes; at 5%%: %d nodes: want 8 tasks in fewer nodes", c.Tasks, c.Nodes, f.Nodes)
+	}
+	for _, bad := range []string{"1", "NaN", "x"} {
+		code, _, stderr = prophet("run", "-o", coarse, "--tolerance", bad, "--", good)
+		if code != 2 || !strings.Contains(stderr, "tolerance") {
+			t.Errorf("run --tolerance %s: status %d, stderr %q; want 2 and the flag named", bad, code, stderr)
+		}
+	}
 
 	badProf := filepath.Join(dir, "bad.ppt")
 	code, _, stderr = prophet("run", "-o", badProf, "--", bad)
