@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
@@ -54,13 +56,13 @@ func demo(e *env, name string, scale float64, dir string) error {
 
 	// The serial baseline: the median of three runs (annotations off).
 	var runs []time.Duration
+	var cpus []float64
 	for range 3 {
 		k.Reset()
-		start := time.Now()
-		k.Serial()
-		runs = append(runs, time.Since(start))
+		d, c := timedCPU(k.Serial)
+		runs, cpus = append(runs, d), append(cpus, c)
 	}
-	plain := median(runs)
+	plain, plainCPU := median(runs), median(cpus)
 
 	k.Reset()
 	start := time.Now()
@@ -103,7 +105,7 @@ func demo(e *env, name string, scale float64, dir string) error {
 
 	fmt.Fprintf(out, "\n== 4. The truth: the real parallel version (package par, %s)\n", own)
 	for th := 2; th <= cores; th *= 2 {
-		real := measureReal(k, th, plain)
+		real, cpu := measureReal(k, th, plain)
 		fmt.Fprintf(out, "%d threads: real speedup %.2f", th, real)
 		for _, r := range synPreds.Results {
 			if r.Threads == th && !r.MemoryModel {
@@ -111,6 +113,11 @@ func demo(e *env, name string, scale float64, dir string) error {
 			}
 		}
 		fmt.Fprintln(out)
+		if infl := cpu / plainCPU; plainCPU > 0 && cpu > 0 && infl >= 1.1 {
+			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: its tasks ran slower side by side (memory bandwidth,\n"+
+				"  cache lines moving between cores) or idle cores spun for work; the emulators see the former only through\n"+
+				"  the memory model, which needs hardware counters\n", infl)
+		}
 	}
 
 	fmt.Fprintf(out, "\n== 5. What limits it\n")
@@ -141,23 +148,37 @@ func demoPredict(e *env, t *tree.Tree, profile string, pf predictFlags) (*plan, 
 
 // measureReal returns the median real speedup of k's parallel version at
 // th threads over the serial time serial, from three runs, each after
-// the cores have been woken up (see spin.WarmNs).
-func measureReal(k kernels.Kernel, th int, serial time.Duration) float64 {
+// the cores have been woken up (see spin.WarmNs), and the median CPU
+// time of the process in those runs (0 where it cannot be read).
+func measureReal(k kernels.Kernel, th int, serial time.Duration) (speedup, cpuNs float64) {
 	prev := runtime.GOMAXPROCS(th)
 	defer runtime.GOMAXPROCS(prev)
-	var best []time.Duration
+	var runs []time.Duration
+	var cpus []float64
 	for range 3 {
 		k.Reset()
 		spin.Team(th, spin.WarmNs)
-		start := time.Now()
-		k.Parallel(th, k.Schedule())
-		best = append(best, time.Since(start))
+		d, c := timedCPU(func() { k.Parallel(th, k.Schedule()) })
+		runs, cpus = append(runs, d), append(cpus, c)
 	}
-	med := median(best)
-	return float64(serial) / float64(med)
+	return float64(serial) / float64(median(runs)), median(cpus)
 }
 
-func median(d []time.Duration) time.Duration {
+// timedCPU runs fn and returns its wall time and the process's CPU time
+// in it (0 where the system has no CPU-time clock).
+func timedCPU(fn func()) (time.Duration, float64) {
+	c0, ok0 := cputime.Process()
+	start := time.Now()
+	fn()
+	d := time.Since(start)
+	c1, ok1 := cputime.Process()
+	if !ok0 || !ok1 {
+		return d, 0
+	}
+	return d, float64(c1 - c0)
+}
+
+func median[T cmp.Ordered](d []T) T {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
