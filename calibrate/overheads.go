@@ -161,18 +161,12 @@ func forkOnce(t int, d time.Duration) float64 {
 // the last task's body to par.For's return.
 func joinOnce(t int, d time.Duration) float64 {
 	spin.Wall(int64(wakeGap))
-	var last atomic.Int64
-	par.For(t, t, par.Schedule{Policy: par.Spawn}, func(int) {
+	ends := make([]int64, t) // par.For's return orders the writes before the read
+	par.For(t, t, par.Schedule{Policy: par.Spawn}, func(i int) {
 		spin.Wall(int64(d))
-		now := clock.Now()
-		for {
-			l := last.Load()
-			if now <= l || last.CompareAndSwap(l, now) {
-				break
-			}
-		}
+		ends[i] = clock.Now()
 	})
-	return float64(max(clock.Now()-last.Load(), 0))
+	return float64(max(clock.Now()-slices.Max(ends), 0))
 }
 
 func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error) {
@@ -334,13 +328,13 @@ func wakeOnce(idle, timeout time.Duration) float64 {
 // runs the other task itself when it is done before the second core is.
 func wakeSection(gap, l time.Duration, sched par.Schedule) float64 {
 	spin.Wall(int64(gap))
-	var s [2]atomic.Int64
+	var s [2]int64 // par.For's return orders the writes before the read
 	t0 := clock.Now()
 	par.For(2, 2, sched, func(i int) {
-		s[i].Store(clock.Now())
+		s[i] = clock.Now()
 		spin.Wall(int64(l))
 	})
-	return float64(min(max(s[0].Load(), s[1].Load())-t0, int64(l)))
+	return float64(min(max(s[0], s[1])-t0, int64(l)))
 }
 
 // Wake-up measurement: the task lengths of the sections (short ones

@@ -234,7 +234,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Tolerance == 0 {
 		c.Tolerance = DefaultTolerance
 	}
-	if err := CheckTolerance(c.Tolerance); err != nil {
+	if err := tree.CheckTolerance(c.Tolerance); err != nil {
 		return c, err
 	}
 	if c.Machine.Version == 0 {
@@ -446,15 +446,15 @@ func (m *measurer) note(key, text string) {
 func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
 	spin.Team(warm, spin.WarmNs)
-	c0, ok := cputime.Process()
-	t0 := clock.Now()
-	fn()
-	wall = float64(clock.Now() - t0)
-	cpu = -1
-	if c1, ok1 := cputime.Process(); ok && ok1 {
-		cpu = float64(c1 - c0)
+	ns, ok := cputime.Around(func() {
+		t0 := clock.Now()
+		fn()
+		wall = float64(clock.Now() - t0)
+	})
+	if !ok {
+		return wall, -1
 	}
-	return wall, cpu
+	return wall, float64(ns)
 }
 
 // cpuRatio returns the median of the rounds' ratios of parallel to
@@ -482,11 +482,6 @@ func cpuRatio(par, ser []float64) float64 {
 // and 37% at most at 5%, 1.9% and 24% at 1%, and 1.5% and 12% at 0.5%,
 // for 30% more nodes than at 5%.
 const DefaultTolerance = 0.005
-
-// CheckTolerance reports whether tol can be Config.Tolerance: a finite
-// fraction below 1 (zero for DefaultTolerance, negative for exact
-// lengths), as tree.CheckTolerance checks.
-func CheckTolerance(tol float64) error { return tree.CheckTolerance(tol) }
 
 // synRetakes bounds how many times one synthesizer prediction is taken
 // again because the cores were busy right after it.

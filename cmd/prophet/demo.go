@@ -166,16 +166,13 @@ func measureReal(k kernels.Kernel, th int, serial time.Duration) (speedup, cpuNs
 
 // timedCPU runs fn and returns its wall time and the process's CPU time
 // in it (0 where the system has no CPU-time clock).
-func timedCPU(fn func()) (time.Duration, float64) {
-	c0, ok0 := cputime.Process()
-	start := time.Now()
-	fn()
-	d := time.Since(start)
-	c1, ok1 := cputime.Process()
-	if !ok0 || !ok1 {
-		return d, 0
-	}
-	return d, float64(c1 - c0)
+func timedCPU(fn func()) (d time.Duration, cpuNs float64) {
+	ns, _ := cputime.Around(func() {
+		start := time.Now()
+		fn()
+		d = time.Since(start)
+	})
+	return d, float64(ns)
 }
 
 func median[T cmp.Ordered](d []T) T {

@@ -10,6 +10,7 @@ import (
 	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
 )
 
@@ -67,7 +68,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
 		}
-		if err := validate.CheckTolerance(*tol); err != nil {
+		if err := tree.CheckTolerance(*tol); err != nil {
 			return usagef("--%v", err)
 		}
 		if err := checkFormat(*format, "table", "json"); err != nil {

@@ -27,8 +27,9 @@ type evKind uint8
 
 const (
 	evG       evKind = iota // goroutine g goes on at t
-	evWake                  // a woken core becomes available at t (id 1: after backing off from a runnext)
+	evWake                  // a woken core becomes available at t
 	evRelease               // lock lk is released at t and has waiters
+	evSteal                 // a woken core that backed off from a runnext goroutine becomes available at t
 )
 
 // event holds no pointers (goroutines and locks are indices into the
@@ -289,20 +290,22 @@ func (q *readyQueue) clear() {
 	q.total = 0
 }
 
-// pushFresh queues n fresh goroutines of run r's task, members of tm.
-func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec *cnode) {
+// pushFresh queues n fresh goroutines of run r's task, members of tm,
+// and returns the queue entry that stands for them.
+func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec *cnode) *gor {
 	q := &s.ready
 	if last := q.entries.len() - 1; last >= 0 {
 		if b := q.at(last); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
 			b.batch += n
 			q.total += int(n)
-			return
+			return b
 		}
 	}
 	g := s.newG()
 	g.frames = append(g.frames, frame{kind: fTask, node: r.node, sec: sec, run: r})
 	g.team, g.batch = tm, n
 	q.pushBack(g)
+	return g
 }
 
 // popReady takes the goroutine at the front of the ready queue.
@@ -730,9 +733,9 @@ func (s *state) pinned(g *gor) bool {
 // (pinned), the woken core first backs off for RunnextNs, as Go's work
 // stealing does before it takes a running P's runnext (runqgrab's
 // usleep(3), which a VM's timer slack stretches to tens of
-// microseconds); steal is set when it has, and it then takes whatever is
-// at the front. The goroutine's own core takes it meanwhile if it frees
-// up first.
+// microseconds); steal is set when it has (an evSteal event), and it then
+// takes whatever is at the front. The goroutine's own core takes it
+// meanwhile if it frees up first.
 func (s *state) wakeCore(core int, steal bool) {
 	s.woke = true
 	if !steal && s.ready.len() == 1 && s.pinned(s.ready.at(0)) {
@@ -742,7 +745,7 @@ func (s *state) wakeCore(core int, steal bool) {
 			s.span(core, s.now, at, emulate.SpanOverhead, "steal", nil)
 			s.idleSince[core] = at
 		}
-		s.push(event{t: at, kind: evWake, core: int32(core), id: 1})
+		s.push(event{t: at, kind: evSteal, core: int32(core)})
 		return
 	}
 	s.waking--
@@ -1652,8 +1655,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		f.rep = 0
 		f.w++
 	}
-	s.pushFresh(j, r, tm, tm.sec)
-	s.pin(s.ready.at(s.ready.entries.len()-1), g.core)
+	s.pin(s.pushFresh(j, r, tm, tm.sec), g.core)
 	return true
 }
 

@@ -203,9 +203,9 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 				heap0Fix(s)
 				continue
 			}
-		case evWake:
+		case evWake, evSteal:
 			s.rootFree = true
-			s.wakeCore(int(ev.core), ev.id == 1)
+			s.wakeCore(int(ev.core), ev.kind == evSteal)
 		case evRelease:
 			s.rootFree = true
 			if lk := s.lockList[ev.id]; lk.evPending && lk.evAt == ev.t {

@@ -49,3 +49,14 @@ func ExampleProcess() {
 		fmt.Printf("%v of CPU time (%d)\n", time.Duration(after-before), sink%2)
 	}
 }
+
+func TestAround(t *testing.T) {
+	ran := false
+	ns, ok := Around(func() { ran = true; burn(1e7) })
+	if !ran {
+		t.Fatal("Around did not run fn")
+	}
+	if _, has := Process(); ok != has || ok && ns <= 0 {
+		t.Errorf("Around = %d, %v: want a positive time exactly where Process works", ns, ok)
+	}
+}
