@@ -83,8 +83,12 @@
 //     meanwhile. When the waiter runs, it takes the lock if it is free,
 //     else it queues again at the front (Go queues a waiter that waited
 //     before LIFO) and parks. The hand-off latency has median
-//     LockHandoffNs and takes the run's wake-up quantile (it is
-//     LockHandoffNs·W/WakeP50Ns, see below); for waits between
+//     LockHandoffNs and the wake-up latency's spread: a run's first
+//     hand-off takes the run's wake-up quantile (LockHandoffNs·W/WakeP50Ns,
+//     see below), each next one the quantile 1/φ further on, modulo 1,
+//     so that the hand-offs of one run spread over the distribution as
+//     real ones do (one latency at every hand-off can lock a contended
+//     loop into a rhythm real noise breaks); for waits between
 //     LockSpinNs and LockSpinNs+LockSpinRampNs it ramps up linearly from
 //     zero, as the share of waiters already asleep does (calibrate
 //     measures both; on the project's VM 2.9 µs and 0.5 µs, and a waiter

@@ -2,6 +2,7 @@ package ff
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"testing"
 
@@ -149,6 +150,46 @@ func TestStarvationYieldTimeline(t *testing.T) {
 					t.Errorf("wake %v: core %d: %+v overlaps %+v", wake, c, ss[i], ss[i-1])
 				}
 			}
+		}
+	}
+}
+
+// TestHandoffSpread checks that the lock hand-offs of one run take
+// successive positions of the wake-up latency distribution: the first
+// the run's own (its wake-up latency's), each next one 1/φ further on
+// (mod 1), so that no run repeats one latency at every hand-off.
+func TestHandoffSpread(t *testing.T) {
+	// TestMutexModel's barging section: b asks for the lock at 1+W,
+	// a holds it 0-5000, barges in again at 5010 (to 10010) while b
+	// is being woken, and b gets it at the second Unlock's hand-off.
+	barge := tree.Sec("barge",
+		tree.Task("a", tree.L(1, 5000), tree.U(10), tree.L(1, 5000)),
+		tree.Task("b", tree.U(1), tree.L(1, 10)))
+	// p90 = 2·p50: σ = ln 2 / z₀.₉ = 0.54086.
+	ov := machine.Overheads{LockHandoffNs: 100, WakeP50Ns: 1000, WakeP90Ns: 2000}
+	tests := []struct {
+		name string
+		wake float64
+		// second is the second hand-off's latency, by hand: 100·e^(σz)
+		// at the position u₀ + 1/φ − 1 (u₀ = Φ(ln(wake/p50)/σ)).
+		second float64
+	}{
+		// u₀ = 0.5: the first hand-off takes the median, 100 (b comes
+		// back at 5100, after a barged in); the second, at u =
+		// 0.118034 (z = −1.18487), 52.684.
+		{"median run", 1000, 52.684},
+		// wake = p90: u₀ = 0.9, first 200 (b back at 5200); the
+		// second at u = 0.518034 (z = 0.045220), 102.476.
+		{"p90 run", 2000, 102.476},
+	}
+	for _, tc := range tests {
+		r, err := emulateOnce(nil, mustCompile(t, barge), 2, sched(t, "static"), 1, ov, tc.wake, nil, 0, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := 10010 + tc.second + 10
+		if math.Abs(r.parallel-want) > 0.002 || r.nHandoff != 2 {
+			t.Errorf("%s: time %v with %d hand-offs, want %.3f with 2", tc.name, r.parallel, r.nHandoff, want)
 		}
 	}
 }
