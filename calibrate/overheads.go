@@ -83,14 +83,18 @@ const (
 //     spawn sections starts, back to back, for task lengths of 10 µs to
 //     3 ms; RunnextNs: the back-off before an idle core takes a busy
 //     core's runnext goroutine, fitted to two-thread team sections of
-//     0.1 to 1 ms (see measureWake).
+//     0.1 to 1 ms (see measureWake);
+//   - NoiseHz, NoiseP50Ns, NoiseP90Ns: how often, and for how long, a
+//     core running a goroutine loses it for a moment: every core reads
+//     the clock in a tight loop for 0.2 s, and a gap of more than 2 µs
+//     between two reads is a hiccup (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the seven measurements. With GOMAXPROCS = 1 there is no other core to
+// the eight measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 7
+	const total = 8
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -111,6 +115,10 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 				return nil
 			}
 			ov.WakeP50Ns, ov.WakeP90Ns, ov.RunnextNs, err = measureWake(ctx)
+			return
+		}},
+		{"noise", func(ctx context.Context) (err error) {
+			ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, err = measureNoise(ctx)
 			return
 		}},
 	}

@@ -53,8 +53,11 @@ func TestMeasureOverheads(t *testing.T) {
 	if ov.WakeP90Ns < ov.WakeP50Ns {
 		t.Errorf("WakeP90Ns %v < WakeP50Ns %v", ov.WakeP90Ns, ov.WakeP50Ns)
 	}
-	if calls != 7 {
-		t.Errorf("progress called %d times, want 7", calls)
+	if ov.NoiseHz < 0 || ov.NoiseP90Ns < ov.NoiseP50Ns || (ov.NoiseHz > 0) != (ov.NoiseP50Ns > noiseGapNs) {
+		t.Errorf("noise %v Hz, p50 %v ns, p90 %v ns: want a rate of 0 or more and, with hiccups, p90 >= p50 > %d", ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, noiseGapNs)
+	}
+	if calls != 8 {
+		t.Errorf("progress called %d times, want 8", calls)
 	}
 }
 
@@ -235,6 +238,27 @@ func TestFitRunnext(t *testing.T) {
 		}
 		if got := fitRunnext(tc.p50, tc.p90, lens, delays); math.Abs(got-tc.r) > 500 {
 			t.Errorf("wake %v/%v, runnext %v: fitted %v", tc.p50, tc.p90, tc.r, got)
+		}
+	}
+}
+
+// TestNoiseStats checks the hiccup summary on gaps given by hand.
+func TestNoiseStats(t *testing.T) {
+	tests := []struct {
+		name         string
+		gaps         []float64
+		watchedNs    float64
+		hz, p50, p90 float64
+	}{
+		{"none", nil, 1e9, 0, 0, 0},
+		{"nothing watched", []float64{5000}, 0, 0, 0, 0},
+		// 10 hiccups in 0.5 s of watching (two cores, 0.25 s each).
+		{"ten", []float64{10e3, 3e3, 4e3, 5e3, 6e3, 7e3, 8e3, 9e3, 2.5e3, 100e3}, 0.5e9, 20, 6e3, 10e3},
+	}
+	for _, tc := range tests {
+		hz, p50, p90 := noiseStats(tc.gaps, tc.watchedNs)
+		if hz != tc.hz || p50 != tc.p50 || p90 != tc.p90 {
+			t.Errorf("%s: %v Hz, p50 %v, p90 %v; want %v, %v, %v", tc.name, hz, p50, p90, tc.hz, tc.p50, tc.p90)
 		}
 	}
 }

@@ -94,6 +94,20 @@ type Overheads struct {
 	// measured it, whose wake-up latency was fitted to two-thread teams
 	// and so includes it): no back-off is emulated.
 	RunnextNs float64 `json:"runnext_ns,omitempty"`
+	// NoiseHz is how often, per second, a core running a goroutine loses
+	// it for a moment to something else (a timer interrupt, the
+	// hypervisor, the kernel: on the project's VM about 550 times a
+	// second), and NoiseP50Ns and NoiseP90Ns the median and 90th
+	// percentile of how long (there about 17 and 30 µs). A serial run's
+	// recorded lengths carry such hiccups on average; what they cannot
+	// carry is that a hiccup while a lock is held holds up every waiter
+	// and can turn a contended loop's collision-free rhythm into a convoy
+	// of hand-offs, which is what the fast-forward emulator uses them
+	// for (see package emulate/ff). Zero NoiseHz means not measured: no
+	// noise is emulated.
+	NoiseHz    float64 `json:"noise_hz,omitempty"`
+	NoiseP50Ns float64 `json:"noise_p50_ns,omitempty"`
+	NoiseP90Ns float64 `json:"noise_p90_ns,omitempty"`
 }
 
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
@@ -161,7 +175,10 @@ type Memory struct {
 // with median 80 µs has a mean of about 0.1 ms); calibrate measures 100
 // to 130 µs. The spin window (2.9 µs, ramp 0.5 µs) is the median of
 // eight sweeps of calibrate's spin-window measurement there (starts 2.7
-// to 3.2 µs, ramps 0.2 to 0.8 µs).
+// to 3.2 µs, ramps 0.2 to 0.8 µs). The noise (510 hiccups a second per
+// busy core, median 15.5 µs, 90th percentile 30 µs) is the median of five
+// measurements there (490 to 590 a second, medians 14.6 to 17 µs, 90th
+// percentiles 25 to 31 µs).
 // Calibrate on your own machine for better predictions.
 func Default() Profile {
 	return Profile{
@@ -180,6 +197,9 @@ func Default() Profile {
 			WakeP50Ns:      16000,
 			WakeP90Ns:      23000,
 			RunnextNs:      74000,
+			NoiseHz:        510,
+			NoiseP50Ns:     15500,
+			NoiseP90Ns:     30000,
 		},
 		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}

@@ -106,8 +106,8 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)
 			}
 			m.Overheads = ov
-			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs after a spin window of %.1f µs, wake-up p50 %.0f µs, p90 %.0f µs, runnext back-off %.0f µs); prophet calibrate saves a profile\n",
-				ov.LockHandoffNs/1e3, ov.LockSpinNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3, ov.RunnextNs/1e3)
+			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs after a spin window of %.1f µs, wake-up p50 %.0f µs, p90 %.0f µs, runnext back-off %.0f µs, noise %.0f/s of %.0f µs); prophet calibrate saves a profile\n",
+				ov.LockHandoffNs/1e3, ov.LockSpinNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3, ov.RunnextNs/1e3, ov.NoiseHz, ov.NoiseP50Ns/1e3)
 		}
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,

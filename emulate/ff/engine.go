@@ -346,6 +346,16 @@ type state struct {
 	// the log-normal wake-up latency distribution (0: no spread known,
 	// every hand-off takes the run's quantile); see lockWake.
 	hoU, hoSigma float64
+	// noise is set when the machine's noise is emulated: every lock
+	// hold is stretched by the hiccups that fall in it (see noisy).
+	// nzRate is their rate per ns of hold, nzMu and nzSigma the
+	// log-normal of their lengths, nzScale the factor that takes their
+	// mean share back out of the recorded hold, nzAcc the hold time
+	// since the last hiccup, in units of 1/nzRate, and nzU the position
+	// in the length distribution of the next one.
+	noise                                      bool
+	nzRate, nzMu, nzSigma, nzScale, nzAcc, nzU float64
+	nzHits                                     int // hiccups emulated so far
 
 	h     evHeap
 	seq   uint64
@@ -450,6 +460,65 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		s.hoSigma = math.Log(p90/p50) / distuv.UnitNormal.Quantile(0.9)
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
 	}
+	s.resetNoise(ov)
+}
+
+// resetNoise sets up the emulation of the machine's noise (see noisy)
+// from ov, or none where ov has no noise measured. The run's first
+// hiccup comes after the run's wake-up quantile of the mean hold time
+// between two, and takes that quantile of the length distribution, so
+// that the runs of a section (one per wake-up latency sample) place and
+// size their hiccups differently.
+func (s *state) resetNoise(ov machine.Overheads) {
+	hz, p50, p90 := ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns
+	if !(hz > 0) || !(p50 > 0) || math.IsInf(hz, 0) || math.IsInf(p50, 0) {
+		return
+	}
+	s.noise = true
+	s.nzRate, s.nzMu = hz/1e9, math.Log(p50)
+	if p90 > p50 && !math.IsInf(p90, 0) {
+		s.nzSigma = math.Log(p90/p50) / distuv.UnitNormal.Quantile(0.9)
+	}
+	mean := p50 * math.Exp(s.nzSigma*s.nzSigma/2)
+	s.nzScale = max(1-s.nzRate*mean, 0)
+	s.nzU = 0.5
+	if s.hoSigma > 0 {
+		s.nzU = s.hoU
+	}
+	s.nzAcc = s.nzU
+}
+
+// noisy returns lock hold l (burdened, on the grid) with the machine's
+// noise: a core loses its goroutine for a moment NoiseHz times a second
+// (a timer interrupt, the hypervisor), for log-normal lengths with
+// median NoiseP50Ns and 90th percentile NoiseP90Ns. The recorded lengths
+// carry those hiccups on average, so l is first scaled down by their
+// mean share of the time; then every hiccup that falls in the hold
+// (one per 1/nzRate ns of hold, counted across the run's holds) is
+// added whole, each taking the quantile 1/φ further on than the one
+// before. The mean hold is unchanged; what changes is that now and then
+// one hold is tens of microseconds longer, as real ones are, and every
+// waiter waits for it: that is what turns a contended loop's
+// collision-free rhythm (the next request just after each release) into
+// a convoy of hand-offs in real runs, which an emulation without noise
+// never leaves. Hiccups outside lock holds hold up only their own
+// goroutine, which the recorded means already carry; they are not
+// emulated. The result is on the grid.
+func (s *state) noisy(l float64) float64 {
+	if !s.noise {
+		return l
+	}
+	out := onGrid(l * s.nzScale)
+	s.nzAcc += s.nzRate * l
+	for s.nzAcc >= 1 {
+		s.nzAcc--
+		s.nzHits++
+		u := min(max(s.nzU, 1e-9), 1-1e-9)
+		s.nzU += goldenStep
+		s.nzU -= math.Floor(s.nzU)
+		out += onGrid(math.Exp(s.nzMu + s.nzSigma*distuv.UnitNormal.Quantile(u)))
+	}
+	return out
 }
 
 // goldenStep is the step, in quantile, from one lock hand-off's latency
@@ -1032,7 +1101,7 @@ func (s *state) fail(format string, args ...any) {
 func (s *state) holdLock(g *gor, lk *lockState) {
 	s.overhead(g, s.ov.LockNs, "lock", nil)
 	st := g.clock
-	g.clock += g.lockL
+	g.clock += s.noisy(g.lockL)
 	s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
 	lk.hold(g, g.clock)
 	if lk.waiters.len() > 0 && !lk.evPending {
@@ -1170,7 +1239,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 	if lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk)) {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
 		st := g.clock
-		g.clock += l
+		g.clock += s.noisy(l)
 		lk.hold(g, g.clock)
 		if s.spans != nil {
 			s.span(g.core, st, g.clock, emulate.SpanLock, s.lockName(task, c), sec)
@@ -1244,7 +1313,7 @@ func (s *state) walk(g *gor, f *frame) step {
 			if s.ov.LockNs > 0 {
 				g.clock += s.ov.LockNs
 			}
-			g.clock += float64(c.len()) * s.burden
+			g.clock += s.noisy(float64(c.len()) * s.burden)
 			lk.hold(g, g.clock)
 		default:
 			return stBlock
@@ -1305,7 +1374,7 @@ func isInt(x float64) bool {
 // form c + j·P adds up to exactly the same float64 values as the
 // step-by-step sums.
 func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
-	if s.stepwise {
+	if s.stepwise || s.noise {
 		return 0
 	}
 	if m < 2 || !s.gridBurden {
@@ -1428,7 +1497,7 @@ func (s *state) batchPure(g *gor, r *taskRun, j, c int64) int64 {
 // so that the closed form adds up to exactly what the step-by-step
 // emulation gives (see batch). It reports whether it ran any.
 func (s *state) batchDynamic(g *gor, f *frame) bool {
-	if s.stepwise {
+	if s.stepwise || s.noise {
 		return false
 	}
 	info, tm := f.info, f.team

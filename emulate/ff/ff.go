@@ -147,7 +147,9 @@ type sectionRun struct {
 	wakes          int
 	// inert is set when every core wake-up came too late to matter:
 	// each found no goroutine waiting for a core, and none became
-	// ready after the first. Then the section runs the same with any
+	// ready after the first, and no hiccup of the machine's noise was
+	// emulated (the runs place them differently; see state.noisy).
+	// Then the section runs the same with any
 	// longer wake-up latency: until the first wake-up takes effect the
 	// two runs are the same, and after it the woken cores only go
 	// idle, and nothing asks for an idle core again (only making a
@@ -233,7 +235,7 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 		}
 	}
 	return sectionRun{
-		parallel: s.end, busy: s.busy, wakes: s.wakes, inert: s.woke && !s.late,
+		parallel: s.end, busy: s.busy, wakes: s.wakes, inert: s.woke && !s.late && s.nzHits == 0,
 		nFork: s.nFork, nJoin: s.nJoin, nChunk: s.nChunk, nSpawn: s.nSpawn, nLock: s.nLock, nHandoff: s.nHandoff,
 	}, nil
 }

@@ -115,7 +115,7 @@ func (s *state) consume(wf *frame, n int64) {
 // lockstep advances the workers in lockstep by as many rounds as it can
 // (see above) and reports whether it did.
 func (s *state) lockstep() bool {
-	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || s.noise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
@@ -260,7 +260,7 @@ func (s *state) spawnShape(g *gor, t float64) (*frame, float64, bool) {
 // The cores keep their goroutines (the queued ones that end are freed in
 // their place). It works for one core as well.
 func (s *state) lockstepSpawn() bool {
-	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || s.noise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]

@@ -193,3 +193,35 @@ func TestHandoffSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestLockNoise checks the machine's noise on hand-computed schedules:
+// two workers, one task each, the ideal lock otherwise. At 1000 hiccups
+// a second of 10 µs each (no spread), a hold loses 1% (the mean share
+// the recording carries) and gains 10 µs for every 1 ms of hold time, the
+// run's first hiccup coming after 0.5 ms (the median run's position).
+func TestLockNoise(t *testing.T) {
+	ov := machine.Overheads{NoiseHz: 1000, NoiseP50Ns: 10000, NoiseP90Ns: 10000}
+	tests := []struct {
+		name string
+		sec  *tree.Node
+		want float64
+	}{
+		// Holds of 750 µs: 742.5 µs each, and a hiccup in each (the
+		// first at 0.5 ms of hold, the second at 1.5 ms): 2 × 752.5 µs.
+		{"long holds", tree.Sec("s", tree.Task("a", tree.L(1, 750000)), tree.Task("b", tree.L(1, 750000))), 1505000},
+		// Holds of 250 µs: the first none (0.5 ms comes later), the
+		// second one: 247.5 + 257.5 µs.
+		{"short holds", tree.Sec("s", tree.Task("a", tree.L(1, 250000)), tree.Task("b", tree.L(1, 250000))), 505000},
+		// No lock: U nodes get no hiccups.
+		{"no locks", tree.Sec("s", tree.Task("a", tree.U(750000)), tree.Task("b", tree.U(750000))), 750000},
+	}
+	for _, tc := range tests {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, sched(t, "static"), 1, ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: time %v, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
