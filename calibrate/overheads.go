@@ -69,7 +69,8 @@ const (
 //     real contention (on the project's VM: 110 to 130 µs, against 80
 //     to 120 µs after a 50 µs hold, where the core is sometimes still
 //     awake; the gaps between Unlock and the waiter's Lock in a
-//     contended Test1 sample had a median of 125 µs);
+//     contended Test1 sample had a median of 125 µs); LockWakeNs: how
+//     long that Unlock itself took (median; 7.5 to 11 µs there);
 //   - LockSpinNs, LockSpinRampNs: the spin window, from a sweep of how
 //     long a holder keeps the lock after a waiter in the same team asks
 //     for it (0 to 8 µs): whether the waiter was still awake when the
@@ -105,7 +106,10 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx, t); return }},
 		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
-		{"lock hand-off", func(ctx context.Context) (err error) { ov.LockHandoffNs, err = measureHandoff(ctx); return }},
+		{"lock hand-off", func(ctx context.Context) (err error) {
+			ov.LockHandoffNs, ov.LockWakeNs, err = measureHandoff(ctx)
+			return
+		}},
 		{"lock spin window", func(ctx context.Context) (err error) {
 			ov.LockSpinNs, ov.LockSpinRampNs, err = measureSpin(ctx)
 			return
@@ -260,8 +264,10 @@ func measureLock(ctx context.Context) (float64, error) {
 }
 
 // handoffOnce measures one contended hand-off: the holder keeps the lock
-// for hold while a waiter blocks on it, then unlocks.
-func handoffOnce(hold time.Duration) float64 {
+// for hold while a waiter blocks on it, then unlocks. It returns the time
+// from the Unlock to the waiter holding the lock, and how long the Unlock
+// itself took (it wakes the parked waiter's thread).
+func handoffOnce(hold time.Duration) (handoff, unlock float64) {
 	var mu sync.Mutex
 	var got atomic.Int64
 	var waiting sync.WaitGroup
@@ -279,28 +285,32 @@ func handoffOnce(hold time.Duration) float64 {
 	spin.Wall(int64(hold))
 	t0 := clock.Now()
 	mu.Unlock()
+	t1 := clock.Now()
 	// The unlocker keeps running, as a worker going on to its next task
 	// does: the parked waiter runs only once an idle core has woken up
 	// for it (the delay ff charges as LockHandoffNs).
 	for end := t0 + int64(handoffMax); got.Load() == 0 && clock.Now() < end; {
 	}
 	<-done
-	return float64(max(got.Load()-t0, 0))
+	return float64(max(got.Load()-t0, 0)), float64(t1 - t0)
 }
 
-func measureHandoff(ctx context.Context) (float64, error) {
+// measureHandoff returns the medians of handoffOnce's two times.
+func measureHandoff(ctx context.Context) (handoff, unlock float64, err error) {
 	if runtime.NumCPU() >= 2 {
 		// The waiter must be able to wake on a second core.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
-	xs := make([]float64, 0, handoffTrials)
+	hs := make([]float64, 0, handoffTrials)
+	us := make([]float64, 0, handoffTrials)
 	for i := 0; i < handoffTrials; i++ {
 		if i%32 == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
+			return 0, 0, ctx.Err()
 		}
-		xs = append(xs, handoffOnce(handoffHold))
+		h, u := handoffOnce(handoffHold)
+		hs, us = append(hs, h), append(us, u)
 	}
-	return quantile(0.5, xs), nil
+	return quantile(0.5, hs), quantile(0.5, us), nil
 }
 
 // wakeOnce sleeps idle, starts a goroutine and spins until it has started

@@ -35,7 +35,7 @@ func TestMeasureOverheads(t *testing.T) {
 		v    float64
 	}{
 		{"ForkNs", ov.ForkNs}, {"ChunkNs", ov.ChunkNs}, {"SpawnNs", ov.SpawnNs},
-		{"LockNs", ov.LockNs}, {"LockHandoffNs", ov.LockHandoffNs},
+		{"LockNs", ov.LockNs}, {"LockHandoffNs", ov.LockHandoffNs}, {"LockWakeNs", ov.LockWakeNs},
 	} {
 		if !(f.v > 0) || math.IsInf(f.v, 0) || f.v > 1e9 {
 			t.Errorf("%s = %v: want a positive time under a second", f.name, f.v)
@@ -111,11 +111,13 @@ func BenchmarkLock(b *testing.B) {
 }
 
 func BenchmarkLockHandoff(b *testing.B) {
-	var sum float64
+	var sum, unlock float64
 	for b.Loop() {
-		sum += handoffOnce(20 * time.Microsecond)
+		h, u := handoffOnce(20 * time.Microsecond)
+		sum, unlock = sum+h, unlock+u
 	}
 	b.ReportMetric(sum/float64(b.N), "ns/handoff")
+	b.ReportMetric(unlock/float64(b.N), "ns/unlock")
 }
 
 func BenchmarkWake(b *testing.B) {

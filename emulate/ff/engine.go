@@ -887,12 +887,16 @@ func (s *state) release(lk *lockState) {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
 		w.resume = resRetry
-		d := s.lockWake(s.now - w.reqAt)
+		waited := s.now - w.reqAt
+		d := s.lockWake(waited)
 		if s.wake > 0 {
 			s.wakes++
 			s.late = true
 		}
-		s.readyLate(w, d)
+		if s.readyLate(w, d) {
+			// As many Unlocks have a thread to wake as waiters slept.
+			s.delayHolder(lk, onGrid(s.ov.LockWakeNs*s.asleep(waited)))
+		}
 		return
 	}
 	starving := lk.starving
@@ -909,6 +913,37 @@ func (s *state) release(lk *lockState) {
 	}
 	lk.releaseAt = math.Inf(1)
 	s.makeReady(w, false)
+}
+
+// delayHolder charges d (Overheads.LockWakeNs) to the goroutine whose
+// Unlock of lk just woke a parked waiter and an idle core for it: in Go
+// that Unlock readies the waiter and wakes an idle core's thread for it
+// before it returns (a futex wake; about 9 µs on the project's VM), while
+// the lock itself is already free. Where no core is idle, the waiter
+// only joins a run queue, which costs next to nothing, and nothing is
+// charged. The unlocker ran ahead of the current time only through
+// work that meets no other goroutine (it stops at every lock request
+// that comes after a pending event, this release among them), so moving
+// its pending event and its clock d later is exact. Nothing is charged
+// when the unlocker is not on a core any more or is the goroutine of the
+// event at hand (the Unlock came at the very time it acts again).
+func (s *state) delayHolder(lk *lockState, d float64) {
+	u := lk.holder
+	if !(d > 0) || u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone {
+		return
+	}
+	if s.h[0].kind == evG && s.h[0].id == u.id {
+		return
+	}
+	for i := 1; i < len(s.h); i++ {
+		if e := &s.h[i]; e.kind == evG && e.id == u.id {
+			s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
+			e.t += d
+			u.clock += d
+			s.h.down(i)
+			return
+		}
+	}
 }
 
 // yieldTo hands lk, released now in starvation mode, to its waiter w
@@ -987,27 +1022,36 @@ func (s *state) lockWake(waited float64) float64 {
 	} else if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
 		d *= s.wake / s.ov.WakeP50Ns
 	}
-	if spin, ramp := s.ov.LockSpinNs, s.ov.LockSpinRampNs; waited < spin+ramp {
-		d *= max(waited-spin, 0) / ramp
-	}
+	d *= s.asleep(waited)
 	if r := onGrid(d); r > 0 {
 		return r
 	}
 	return d
 }
 
+// asleep is the share of lock waiters that waited waited ns (more than
+// LockSpinNs) and had parked, their thread asleep: 1 past the spin
+// window's ramp, rising linearly from 0 over it (see lockWake).
+func (s *state) asleep(waited float64) float64 {
+	if spin, ramp := s.ov.LockSpinNs, s.ov.LockSpinRampNs; waited < spin+ramp {
+		return max(waited-spin, 0) / ramp
+	}
+	return 1
+}
+
 // readyLate makes g, woken from a parked wait, runnable now at the front
 // of the ready queue (Go readies it into the unlocker's runnext) and, when
 // a core is idle and no wake-up in flight covers it, wakes an idle core
 // (the one g left if it is idle), which becomes available d from now;
-// a busy core that frees up first takes g instead.
-func (s *state) readyLate(g *gor, d float64) {
+// a busy core that frees up first takes g instead. It reports whether it
+// woke a core.
+func (s *state) readyLate(g *gor, d float64) (woken bool) {
 	if s.woke {
 		s.late = true
 	}
 	s.ready.pushFront(g)
 	if len(s.idle) == 0 || s.ready.len() <= s.waking {
-		return
+		return false
 	}
 	core := s.popIdleFor(g)
 	s.waking++
@@ -1020,6 +1064,7 @@ func (s *state) readyLate(g *gor, d float64) {
 		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
 	}
 	s.push(event{t: at, kind: evWake, core: int32(core)})
+	return true
 }
 
 // barge reports whether a goroutine may take lk, free but with waiters,

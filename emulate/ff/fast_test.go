@@ -82,6 +82,8 @@ func TestShortcutsExact(t *testing.T) {
 		calibrated,
 		calibrated10,
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
+		// An Unlock that wakes a parked waiter costs the unlocker.
+		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, LockWakeNs: 6, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// Noise at a rate the test trees' short holds meet often.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9, NoiseHz: 2e6, NoiseP50Ns: 30, NoiseP90Ns: 90},
 	}

@@ -47,6 +47,15 @@ func TestMutexModel(t *testing.T) {
 			want: 10120, handoffs: 2,
 		},
 		{
+			// As barging, with each waking Unlock costing the unlocker
+			// 50: a's U after the Unlock at 5000 ends at 5060, its
+			// second L runs 5060-10060, b, back at 5100, parks again,
+			// and the Unlock at 10060 wakes it: L 10160-10170 (a's own
+			// end moves to 10110).
+			name: "unlock wake", sec: barge, ov: machine.Overheads{LockHandoffNs: 100, LockWakeNs: 50},
+			want: 10170, handoffs: 2,
+		},
+		{
 			// b waited 2500, inside the spin window's ramp (2000 to
 			// 4000): woken after 100·(2500-2000)/2000 = 25, L
 			// 5025-5035, U until 25035.
