@@ -22,8 +22,9 @@ import (
 // Trial counts of MeasureOverheads. Together they take a few seconds.
 const (
 	forkTrials    = 400
-	spawnTrials   = 40
-	spawnPerTrial = 1000
+	spawnTrials   = 7
+	spawnPerTrial = 3000
+	spawnTaskNs   = 5000
 	chunkIters    = 1 << 20
 	lockIters     = 1 << 20
 	handoffTrials = 200
@@ -60,8 +61,10 @@ const (
 //   - ChunkNs: the time per chunk fetch of a worker in par.For's
 //     dynamic:1 loop with an empty body, all t workers fetching from
 //     the shared atomic counter at once (wall time × t / chunks);
-//   - SpawnNs: the spawner's time per go statement (wg.Add(1) and go),
-//     1000 at a time;
+//   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
+//     new goroutine spinning 5 µs while the other cores, awake, steal and
+//     run them (spawnOnce; the mean of 7 such spawns, since the rare
+//     slow go statement, 1 to 5 µs, costs a real spawn loop too);
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
 //     200 µs to the parked waiter returning from Lock (median): long
@@ -213,14 +216,23 @@ func measureChunk(ctx context.Context, t int) (float64, error) {
 	return float64(best) * float64(t) / chunkIters, nil
 }
 
-// spawnOnce starts n goroutines (wg.Add and go each) and returns the
-// spawner's time per go statement.
-func spawnOnce(n int) float64 {
+// spawnOnce starts n goroutines that each spin task ns, as par.For's
+// spawn does (one wg.Add, then a go statement per task), and returns the
+// spawner's time per go statement. The other cores meanwhile run the
+// tasks they steal from the spawner's run queue, and that contention, with
+// the allocation of goroutines that a program's first spawn of thousands
+// of tasks cannot take from the free list, makes each go statement cost
+// more than an idle machine's: on the project's VM 0.3 to 0.5 µs for
+// tasks of 5 µs, against 0.1 to 0.2 µs for empty ones.
+func spawnOnce(n int, task int64) float64 {
 	var wg sync.WaitGroup
+	wg.Add(n)
 	t0 := clock.Now()
 	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go wg.Done()
+		go func() {
+			spin.For(task)
+			wg.Done()
+		}()
 	}
 	t1 := clock.Now()
 	wg.Wait()
@@ -228,14 +240,17 @@ func spawnOnce(n int) float64 {
 }
 
 func measureSpawn(ctx context.Context) (float64, error) {
-	xs := make([]float64, 0, spawnTrials)
+	t := runtime.GOMAXPROCS(0)
+	var sum float64
 	for i := 0; i < spawnTrials; i++ {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		xs = append(xs, spawnOnce(spawnPerTrial))
+		// Every core awake, as in a program that computes.
+		spin.Team(t, spin.WarmNs)
+		sum += spawnOnce(spawnPerTrial, spawnTaskNs)
 	}
-	return quantile(0.5, xs), nil
+	return sum / spawnTrials, nil
 }
 
 // lockLoop returns the time per uncontended Lock and Unlock pair.
