@@ -63,10 +63,12 @@ type Overheads struct {
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
 	// LockNs is the cost of acquiring and releasing an uncontended
-	// mutex; LockHandoffNs the median delay before a goroutine that
-	// parked waiting for a contended lock runs again after the Unlock
-	// that wakes it (its thread's wake-up; the fast-forward emulator
-	// scales it by the run's wake-up quantile, see package emulate/ff).
+	// mutex; LockHandoffNs the typical delay before a goroutine that
+	// parked waiting for a contended lock, its thread asleep, runs again
+	// after the Unlock that wakes it (calibrate takes the 90th percentile
+	// of its trials, some of whose waiters had not slept yet; the
+	// fast-forward emulator takes it as the median of a log-normal with
+	// the wake-up latency's spread, see package emulate/ff).
 	LockNs        float64 `json:"lock_ns"`
 	LockHandoffNs float64 `json:"lock_handoff_ns"`
 	// LockWakeNs is the unlocker's own cost when its Unlock wakes a
@@ -181,11 +183,10 @@ type Memory struct {
 // calibrations' medians (p90 21 to 29 µs, back-off 72 to 81 µs). After
 // the process has slept, idle cores there wake much later (0.1 to 2 ms)
 // for a while; a compute-bound program does not see that. LockHandoffNs
-// (80 µs) is fitted to lock-contended Test1 and Test2 samples at 2
-// threads, where a waiter that parked for more than about 3 µs was woken
-// after 90 to 400 µs (median about 0.1 ms; the emulator's log-normal
-// with median 80 µs has a mean of about 0.1 ms); calibrate measures 100
-// to 130 µs. LockWakeNs (9 µs) is the median of three sets of 200
+// (101 µs) is the median of six calibrations there (100 to 110 µs, each
+// the 90th percentile of 200 hand-offs: see calibrate.MeasureOverheads);
+// in a convoy of a lock-contended Test1 sample the waits were 96 to
+// 102 µs. LockWakeNs (9 µs) is the median of three sets of 200
 // Unlocks that woke a parked waiter there (medians 8.4 to 10.9 µs).
 // The spin window (2.9 µs, ramp 0.5 µs) is the median of
 // eight sweeps of calibrate's spin-window measurement there (starts 2.7
@@ -205,7 +206,7 @@ func Default() Profile {
 			ChunkNs:        17,
 			SpawnNs:        420,
 			LockNs:         12,
-			LockHandoffNs:  80000,
+			LockHandoffNs:  101000,
 			LockWakeNs:     9000,
 			LockSpinNs:     2900,
 			LockSpinRampNs: 500,
