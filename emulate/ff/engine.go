@@ -513,27 +513,30 @@ func (s *state) noisy(l float64) float64 {
 	for s.nzAcc >= 1 {
 		s.nzAcc--
 		s.nzHits++
-		u := min(max(s.nzU, 1e-9), 1-1e-9)
-		s.nzU += goldenStep
-		s.nzU -= math.Floor(s.nzU)
-		out += onGrid(math.Exp(s.nzMu + s.nzSigma*distuv.UnitNormal.Quantile(u)))
+		out += onGrid(math.Exp(s.nzMu + s.nzSigma*nextZ(&s.nzU)))
 	}
 	return out
 }
 
-// goldenStep is the step, in quantile, from one lock hand-off's latency
-// to the next one's in a run: 1/φ, whose multiples modulo 1 spread
-// evenly over (0, 1) however many there are.
+// goldenStep is the step, in quantile, from one draw of a run's lock
+// hand-off latencies (or noise hiccups) to the next: 1/φ, whose multiples
+// modulo 1 spread evenly over (0, 1) however many there are.
 const goldenStep = 0.6180339887498949
 
+// nextZ returns the standard normal quantile at position *u (in (0, 1))
+// and moves *u on by goldenStep, modulo 1: a deterministic sequence of
+// draws that covers the distribution evenly.
+func nextZ(u *float64) float64 {
+	at := min(max(*u, 1e-9), 1-1e-9)
+	*u += goldenStep
+	*u -= math.Floor(*u)
+	return distuv.UnitNormal.Quantile(at)
+}
+
 // nextHandoffFactor returns the factor on LockHandoffNs of the run's
-// next lock hand-off, e^(σz) at the current position's normal quantile z,
-// and moves the position on by goldenStep.
+// next lock hand-off, e^(σz) for the next draw z (nextZ).
 func (s *state) nextHandoffFactor() float64 {
-	u := min(max(s.hoU, 1e-9), 1-1e-9)
-	s.hoU += goldenStep
-	s.hoU -= math.Floor(s.hoU)
-	return math.Exp(s.hoSigma * distuv.UnitNormal.Quantile(u))
+	return math.Exp(s.hoSigma * nextZ(&s.hoU))
 }
 
 // span appends a timeline span when recording.
