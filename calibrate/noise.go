@@ -4,10 +4,10 @@ import (
 	"context"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/par"
 )
 
 const (
@@ -28,24 +28,18 @@ const (
 func watchClock(d time.Duration) (gaps []float64, watchedNs float64) {
 	t := runtime.GOMAXPROCS(0)
 	per := make([][]float64, t)
-	var wg sync.WaitGroup
-	for w := range t {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := clock.Now()
-			last := t0
-			end := t0 + d.Nanoseconds()
-			for last < end {
-				n := clock.Now()
-				if g := n - last; g > noiseGapNs {
-					per[w] = append(per[w], float64(g))
-				}
-				last = n
+	par.For(t, t, par.Schedule{Policy: par.Static}, func(w int) {
+		t0 := clock.Now()
+		last := t0
+		end := t0 + d.Nanoseconds()
+		for last < end {
+			n := clock.Now()
+			if g := n - last; g > noiseGapNs {
+				per[w] = append(per[w], float64(g))
 			}
-		}()
-	}
-	wg.Wait()
+			last = n
+		}
+	})
 	for _, g := range per {
 		gaps = append(gaps, g...)
 	}
