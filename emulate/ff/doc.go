@@ -192,9 +192,10 @@
 //     emulated (sectionRun.inert).
 //
 // With noise (Overheads.NoiseHz > 0), the closed forms of tasks with an
-// L (batch, batchDynamic, lockstep, lockstepSpawn) are off, since each
-// hold may take a hiccup, and a sample with hiccups does not stand for
-// others; walking tasks one by one without the heap still applies.
+// L (batch, batchDynamic, lockstep, lockstepSpawn) take at once only as
+// many holds as bring no hiccup (state.quietHolds: the noise's position
+// is kept in whole grid units, so that it adds up exactly), and a sample
+// with hiccups does not stand for others.
 //
 // These shortcuts give exactly, bit for bit, what the node-by-node
 // emulation gives (TestShortcutsExact): the closed forms are used only

@@ -348,14 +348,17 @@ type state struct {
 	hoU, hoSigma float64
 	// noise is set when the machine's noise is emulated: every lock
 	// hold is stretched by the hiccups that fall in it (see noisy).
-	// nzRate is their rate per ns of hold, nzMu and nzSigma the
-	// log-normal of their lengths, nzScale the factor that takes their
-	// mean share back out of the recorded hold, nzAcc the hold time
-	// since the last hiccup, in units of 1/nzRate, and nzU the position
-	// in the length distribution of the next one.
-	noise                                      bool
-	nzRate, nzMu, nzSigma, nzScale, nzAcc, nzU float64
-	nzHits                                     int // hiccups emulated so far
+	// nzMu and nzSigma are the log-normal of their lengths, nzScale the
+	// factor that takes their mean share back out of the recorded hold,
+	// nzU the position in the length distribution of the next one;
+	// nzGap is the recorded hold time from one hiccup to the next and
+	// nzAcc the hold time since the last one, both in grid units (1/
+	// gridScale ns), so that the closed forms can add up many holds
+	// exactly (see quietHolds).
+	noise                       bool
+	nzMu, nzSigma, nzScale, nzU float64
+	nzGap, nzAcc                int64
+	nzHits                      int // hiccups emulated so far
 
 	h     evHeap
 	seq   uint64
@@ -475,17 +478,18 @@ func (s *state) resetNoise(ov machine.Overheads) {
 		return
 	}
 	s.noise = true
-	s.nzRate, s.nzMu = hz/1e9, math.Log(p50)
+	s.nzMu = math.Log(p50)
 	if p90 > p50 && !math.IsInf(p90, 0) {
 		s.nzSigma = math.Log(p90/p50) / distuv.UnitNormal.Quantile(0.9)
 	}
 	mean := p50 * math.Exp(s.nzSigma*s.nzSigma/2)
-	s.nzScale = max(1-s.nzRate*mean, 0)
+	s.nzScale = max(1-hz/1e9*mean, 0)
 	s.nzU = 0.5
 	if s.hoSigma > 0 {
 		s.nzU = s.hoU
 	}
-	s.nzAcc = s.nzU
+	s.nzGap = int64(min(max(math.Round(1e9/hz*gridScale), 1), 1<<62))
+	s.nzAcc = int64(s.nzU * float64(s.nzGap))
 }
 
 // noisy returns lock hold l (burdened, on the grid) with the machine's
@@ -494,9 +498,9 @@ func (s *state) resetNoise(ov machine.Overheads) {
 // median NoiseP50Ns and 90th percentile NoiseP90Ns. The recorded lengths
 // carry those hiccups on average, so l is first scaled down by their
 // mean share of the time; then every hiccup that falls in the hold
-// (one per 1/nzRate ns of hold, counted across the run's holds) is
-// added whole, each taking the quantile 1/φ further on than the one
-// before. The mean hold is unchanged; what changes is that now and then
+// (one per 1/NoiseHz seconds of recorded hold time, counted across the
+// run's holds) is added whole, each taking the quantile 1/φ further on
+// than the one before. The mean hold is unchanged; what changes is that now and then
 // one hold is tens of microseconds longer, as real ones are, and every
 // waiter waits for it: that is what turns a contended loop's
 // collision-free rhythm (the next request just after each release) into
@@ -508,14 +512,46 @@ func (s *state) noisy(l float64) float64 {
 	if !s.noise {
 		return l
 	}
-	out := onGrid(l * s.nzScale)
-	s.nzAcc += s.nzRate * l
-	for s.nzAcc >= 1 {
-		s.nzAcc--
+	out := s.held(l)
+	s.nzAcc += int64(l * gridScale)
+	for s.nzAcc >= s.nzGap {
+		s.nzAcc -= s.nzGap
 		s.nzHits++
 		out += onGrid(math.Exp(s.nzMu + s.nzSigma*nextZ(&s.nzU)))
 	}
 	return out
+}
+
+// held is a hold of recorded length l without hiccups: l itself, or
+// with noise l scaled down by the noise's mean share (see noisy), on the
+// grid.
+func (s *state) held(l float64) float64 {
+	if !s.noise {
+		return l
+	}
+	return onGrid(l * s.nzScale)
+}
+
+// quietHolds returns how many holds of recorded length l, from now on,
+// take no hiccup of the machine's noise: the closed forms (batch,
+// batchDynamic, lockstep, lockstepSpawn) run at most that many at once,
+// each held(l) long, and then account for them with passHolds, which
+// leaves the noise exactly where noisy, hold by hold, would have. Without
+// noise, or for holds of no length, there is no bound.
+func (s *state) quietHolds(l float64) int64 {
+	lg := int64(l * gridScale)
+	if !s.noise || lg <= 0 {
+		return math.MaxInt64
+	}
+	return max(s.nzGap-1-s.nzAcc, 0) / lg
+}
+
+// passHolds accounts for k quiet holds of recorded length l (see
+// quietHolds).
+func (s *state) passHolds(l float64, k int64) {
+	if s.noise {
+		s.nzAcc += k * int64(l*gridScale)
+	}
 }
 
 // goldenStep is the step, in quantile, from one draw of a run's lock
@@ -1422,9 +1458,11 @@ func isInt(x float64) bool {
 // form c + j·P adds up to exactly the same float64 values as the
 // step-by-step sums.
 func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
-	if s.stepwise || s.noise {
+	if s.stepwise {
 		return 0
 	}
+	lr := s.scaled(r.lenL)
+	m = min(m, s.quietHolds(lr))
 	if m < 2 || !s.gridBurden {
 		return 0
 	}
@@ -1433,7 +1471,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 		lockNs = s.ov.LockNs
 	}
 	c := g.clock
-	a, l, b := s.scaled(r.preL), s.scaled(r.lenL), s.scaled(r.postL)
+	a, l, b := s.scaled(r.preL), s.held(lr), s.scaled(r.postL)
 	p := a + lockNs + l + b
 	if !isInt(c) || !isInt(lockNs) || !isInt(p) || c+float64(m)*p >= maxExact || c < s.now {
 		return 0
@@ -1464,6 +1502,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	lk.hold(g, last+lockNs+l)
 	g.clock = c + float64(k)*p
 	s.nLock += int(k)
+	s.passHolds(lr, k)
 	return k
 }
 
@@ -1545,7 +1584,7 @@ func (s *state) batchPure(g *gor, r *taskRun, j, c int64) int64 {
 // so that the closed form adds up to exactly what the step-by-step
 // emulation gives (see batch). It reports whether it ran any.
 func (s *state) batchDynamic(g *gor, f *frame) bool {
-	if s.stepwise || s.noise {
+	if s.stepwise {
 		return false
 	}
 	info, tm := f.info, f.team
@@ -1554,7 +1593,8 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	}
 	r := &info.runs[tm.cur.run]
 	cs := int64(chunk(s.sched))
-	jmax := (r.count - tm.cur.off) / cs
+	lr := s.scaled(r.lenL)
+	jmax := min(r.count-tm.cur.off, s.quietHolds(lr)) / cs
 	if !r.oneL || jmax < 1 {
 		return false
 	}
@@ -1566,7 +1606,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 		chunkNs = s.ov.ChunkNs
 	}
 	c := g.clock
-	a, l := s.scaled(r.preL), s.scaled(r.lenL)
+	a, l := s.scaled(r.preL), s.held(lr)
 	p := a + lockNs + l + s.scaled(r.postL)
 	q := chunkNs + float64(cs)*p
 	if !isInt(c) || !isInt(lockNs) || !isInt(chunkNs) || !isInt(q) || c+float64(jmax)*q >= maxExact || c < s.now {
@@ -1607,6 +1647,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	n := j * cs
 	s.nLock += int(n)
 	s.nChunk += int(j)
+	s.passHolds(lr, n)
 	tm.next += n
 	info.advance(&tm.cur, n)
 	f.left = 0

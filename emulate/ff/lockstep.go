@@ -115,7 +115,7 @@ func (s *state) consume(wf *frame, n int64) {
 // lockstep advances the workers in lockstep by as many rounds as it can
 // (see above) and reports whether it did.
 func (s *state) lockstep() bool {
-	if s.spans != nil || s.stepwise || s.noise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
@@ -142,7 +142,8 @@ func (s *state) lockstep() bool {
 	if dyn && s.ov.ChunkNs > 0 {
 		chunkNs = s.ov.ChunkNs
 	}
-	hold := lockNs + s.scaled(shape.lenL)
+	lr := s.scaled(shape.lenL)
+	hold := lockNs + s.held(lr)
 	period := hold + s.scaled(shape.postL) + s.scaled(shape.preL) + chunkNs
 	if !isInt(lockNs) || !isInt(chunkNs) || !isInt(period) || !(period > 0) {
 		return false
@@ -188,6 +189,7 @@ func (s *state) lockstep() bool {
 		}
 		nmax = (r.count - tm.cur.off) / k
 	}
+	nmax = min(nmax, s.quietHolds(lr)/k)
 	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
 	if !ok {
 		return false
@@ -225,6 +227,7 @@ func (s *state) lockstep() bool {
 		tm.info.advance(&tm.cur, n*k)
 		s.nChunk += int(n * k)
 	}
+	s.passHolds(lr, n*k)
 	s.finishRounds(members, n, last, period, hold, tail, shape.lockID)
 	return true
 }
@@ -260,7 +263,7 @@ func (s *state) spawnShape(g *gor, t float64) (*frame, float64, bool) {
 // The cores keep their goroutines (the queued ones that end are freed in
 // their place). It works for one core as well.
 func (s *state) lockstepSpawn() bool {
-	if s.spans != nil || s.stepwise || s.noise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
 	g0 := s.gs[s.h[0].id]
@@ -273,7 +276,8 @@ func (s *state) lockstepSpawn() bool {
 	if s.ov.LockNs > 0 {
 		lockNs = s.ov.LockNs
 	}
-	hold := lockNs + s.scaled(shape.lenL)
+	lr := s.scaled(shape.lenL)
+	hold := lockNs + s.held(lr)
 	tail := hold + s.scaled(shape.postL)
 	period := tail + s.scaled(shape.preL)
 	if !isInt(lockNs) || !isInt(period) || !(period > 0) {
@@ -303,7 +307,7 @@ func (s *state) lockstepSpawn() bool {
 	}
 	// Rounds before the first foreign event, then as many as the ready
 	// queue has goroutines for.
-	n := roundsBefore(int64(s.ready.len())/k, last, period, tail, foreign)
+	n := roundsBefore(min(int64(s.ready.len()), s.quietHolds(lr))/k, last, period, tail, foreign)
 	var queued int64
 	for i := 0; i < s.ready.entries.len() && queued < n*k; i++ {
 		ng := s.ready.at(i)
@@ -348,6 +352,7 @@ func (s *state) lockstepSpawn() bool {
 		top.node, top.run, top.i = last1.node, last1, last1.iL
 	}
 	tm.pending -= int(n * k)
+	s.passHolds(lr, n*k)
 	s.end = max(s.end, s.finishRounds(members, n, last, period, hold, tail, shape.lockID))
 	return true
 }
