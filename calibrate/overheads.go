@@ -73,6 +73,11 @@ const (
 //     104 to 106 µs; the gaps between Unlock and the waiter's Lock in a
 //     convoy of a contended Test1 sample were 96 to 102 µs); LockWakeNs: how
 //     long that Unlock itself took (median; 7.5 to 11 µs there);
+//   - LockSwitchNs: the time per critical section that a spawn of 3000
+//     goroutines, each taking one lock for 2 µs and nothing else, takes
+//     beyond 3000 × 2 µs on all cores: the lock passes from goroutine to
+//     goroutine, each of which parked for it and must be switched in
+//     (median of 3; see measureLockSwitch);
 //   - LockSpinNs, LockSpinRampNs: the spin window, from a sweep of how
 //     long a holder keeps the lock after a waiter in the same team asks
 //     for it (0 to 8 µs): whether the waiter was still awake when the
@@ -93,11 +98,11 @@ const (
 //     between two reads is a hiccup (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the eight measurements. With GOMAXPROCS = 1 there is no other core to
+// the nine measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 8
+	const total = 9
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -112,6 +117,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 			ov.LockHandoffNs, ov.LockWakeNs, err = measureHandoff(ctx)
 			return
 		}},
+		{"lock switch", func(ctx context.Context) (err error) { ov.LockSwitchNs, err = measureLockSwitch(ctx); return }},
 		{"lock spin window", func(ctx context.Context) (err error) {
 			ov.LockSpinNs, ov.LockSpinRampNs, err = measureSpin(ctx)
 			return
@@ -306,6 +312,43 @@ func handoffOnce(hold time.Duration) (handoff, unlock float64) {
 	}
 	<-done
 	return float64(max(got.Load()-t0, 0)), float64(t1 - t0)
+}
+
+// lockSwitchOnce spawns n goroutines that each hold one mutex for hold
+// ns and returns the time per critical section beyond hold: with every
+// core's goroutines queued for the lock, it passes from one parked
+// goroutine to the next, each switched in first.
+func lockSwitchOnce(n int, hold int64) float64 {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(n)
+	t0 := clock.Now()
+	for i := 0; i < n; i++ {
+		go func() {
+			mu.Lock()
+			spin.For(hold)
+			mu.Unlock()
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return max(float64(clock.Now()-t0)/float64(n)-float64(hold), 0)
+}
+
+// measureLockSwitch returns the median of three lockSwitchOnce runs of
+// 3000 goroutines holding the lock 2 µs each, every core awake first (on
+// the project's VM 0.9 to 1.7 µs per section).
+func measureLockSwitch(ctx context.Context) (float64, error) {
+	t := runtime.GOMAXPROCS(0)
+	var xs [3]float64
+	for i := range xs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		spin.Team(t, spin.WarmNs)
+		xs[i] = lockSwitchOnce(3000, 2000)
+	}
+	return quantile(0.5, xs[:]), nil
 }
 
 // measureHandoff returns the 90th percentile of handoffOnce's hand-off

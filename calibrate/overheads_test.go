@@ -56,8 +56,11 @@ func TestMeasureOverheads(t *testing.T) {
 	if ov.NoiseHz < 0 || ov.NoiseP90Ns < ov.NoiseP50Ns || (ov.NoiseHz > 0) != (ov.NoiseP50Ns > noiseGapNs) {
 		t.Errorf("noise %v Hz, p50 %v ns, p90 %v ns: want a rate of 0 or more and, with hiccups, p90 >= p50 > %d", ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, noiseGapNs)
 	}
-	if calls != 8 {
-		t.Errorf("progress called %d times, want 8", calls)
+	if calls != 9 {
+		t.Errorf("progress called %d times, want 9", calls)
+	}
+	if ov.LockSwitchNs < 0 {
+		t.Errorf("LockSwitchNs = %v < 0", ov.LockSwitchNs)
 	}
 }
 

@@ -78,6 +78,16 @@ type Overheads struct {
 	// an uncontended Lock and Unlock). Zero means not measured (a
 	// profile from before prophet measured it): nothing is charged.
 	LockWakeNs float64 `json:"lock_wake_ns,omitempty"`
+	// LockSwitchNs is how long a lock stays unused when it passes to a
+	// goroutine that parked for it, which must be switched in before it
+	// can go on (gopark, goready, the scheduler): measured as the time a
+	// lock-bound spawn of thousands of goroutines takes beyond its
+	// critical sections, per section (on the project's VM about 1 µs).
+	// With it, a lock waiter whose core has other goroutines waiting
+	// parks at once instead of spinning, as sync.Mutex does
+	// (runtime_canSpin). Zero means not measured (a profile from before
+	// prophet measured it): neither is emulated.
+	LockSwitchNs float64 `json:"lock_switch_ns,omitempty"`
 	// LockSpinNs and LockSpinRampNs are the spin window of a contended
 	// mutex: a waiter whose lock comes free within LockSpinNs of asking
 	// is still awake (sync.Mutex spins before it parks) and takes it at
@@ -187,7 +197,8 @@ type Memory struct {
 // the 90th percentile of 200 hand-offs: see calibrate.MeasureOverheads);
 // in a convoy of a lock-contended Test1 sample the waits were 96 to
 // 102 µs. LockWakeNs (9 µs) is the median of three sets of 200
-// Unlocks that woke a parked waiter there (medians 8.4 to 10.9 µs).
+// Unlocks that woke a parked waiter there (medians 8.4 to 10.9 µs);
+// LockSwitchNs (1 µs) the median of four calibrations (0.93 to 1.32 µs).
 // The spin window (2.9 µs, ramp 0.5 µs) is the median of
 // eight sweeps of calibrate's spin-window measurement there (starts 2.7
 // to 3.2 µs, ramps 0.2 to 0.8 µs). The noise (510 hiccups a second per
@@ -208,6 +219,7 @@ func Default() Profile {
 			LockNs:         12,
 			LockHandoffNs:  101000,
 			LockWakeNs:     9000,
+			LockSwitchNs:   1000,
 			LockSpinNs:     2900,
 			LockSpinRampNs: 500,
 			WakeP50Ns:      16000,

@@ -131,6 +131,14 @@ type gor struct {
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64
 	parked    bool // g waited for the lock past the spin window (LockSpinNs)
+	// noSpin: g asked for its lock while other goroutines waited for a
+	// core, so it parked at once instead of spinning (sync.Mutex spins
+	// only while its P has nothing else to run: runtime_canSpin); only
+	// with a goroutine switch cost (Overheads.LockSwitchNs).
+	noSpin bool
+	// switching: g parked for the lock it is given next, and must be
+	// switched in before it can use it (LockSwitchNs).
+	switching bool
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
 	batch int64
@@ -426,6 +434,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		for _, g := range gs {
 			g.frames = g.frames[:0]
 			g.team, g.lock, g.resume, g.core, g.batch, g.pinCore = nil, nil, resNone, -1, 0, -1
+			g.switching = false
 			free = append(free, g)
 		}
 	}
@@ -921,7 +930,8 @@ func (s *state) release(lk *lockState) {
 		return
 	}
 	w := lk.waiters.popFront()
-	w.parked = s.now-w.reqAt > s.ov.LockSpinNs
+	w.parked = w.noSpin || s.now-w.reqAt > s.ov.LockSpinNs
+	w.switching = w.parked
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
@@ -1126,6 +1136,7 @@ func (s *state) retry(g *gor) bool {
 	}
 	lk.waiters.pushFront(g)
 	g.resume, g.reqAt = resLock, s.now
+	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > 0
 	if s.now-g.waitStart > StarvationNs {
 		lk.starving = true
 	}
@@ -1179,10 +1190,17 @@ func (s *state) fail(format string, args ...any) {
 	}
 }
 
-// holdLock runs g's pending L (g.lockL) now that g holds lk: the lock's
-// own cost, the critical section, and the release time, with a release
-// event when others wait for lk.
+// holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
+// of a waiter that parked (LockSwitchNs), the lock's own cost, the
+// critical section, and the release time, with a release event when
+// others wait for lk.
 func (s *state) holdLock(g *gor, lk *lockState) {
+	if g.switching {
+		// The lock is g's, but g parked: until it is switched in,
+		// nobody uses the lock.
+		g.switching = false
+		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+	}
 	s.overhead(g, s.ov.LockNs, "lock", nil)
 	st := g.clock
 	g.clock += s.noisy(g.lockL)
@@ -1335,6 +1353,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 	}
 	lk.waiters.pushBack(g)
 	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
+	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > 0
 	if s.spans != nil {
 		g.lockN = s.lockName(task, c)
 	}

@@ -114,7 +114,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // size (TestWakeRounding: 0.003% on average, 0.6% at most, on a tree of
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.RunnextNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockSwitchNs, &ov.RunnextNs} {
 		*x = onGrid(*x)
 	}
 	return ov

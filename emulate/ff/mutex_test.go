@@ -234,3 +234,27 @@ func TestLockNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestLockSwitch checks LockSwitchNs on a hand-computed schedule: three
+// spawned tasks of one 1000 ns critical section each on 2 cores, the
+// ideal lock otherwise (no hand-off latency) and a spin window of 5 µs.
+// a takes the lock at 0; b asks for it while c waits for a core, so it
+// parks at once instead of spinning, and when the lock passes to it at
+// 1000 it is switched in first (100): 1100-2100; c asked with nobody
+// else waiting for a core and spun: 2100-3100.
+func TestLockSwitch(t *testing.T) {
+	sec := tree.Sec("s",
+		tree.Task("a", tree.L(1, 1000)), tree.Task("b", tree.L(1, 1000)), tree.Task("c", tree.L(1, 1000)))
+	for _, tc := range []struct {
+		sw, want float64
+	}{{0, 3000}, {100, 3100}} {
+		ov := machine.Overheads{LockSpinNs: 5000, LockSwitchNs: tc.sw}
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "spawn"), 1, ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("LockSwitchNs %v: time %v, want %v", tc.sw, r.parallel, tc.want)
+		}
+	}
+}
