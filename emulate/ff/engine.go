@@ -131,10 +131,12 @@ type gor struct {
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64
 	parked    bool // g waited for the lock past the spin window (LockSpinNs)
-	// noSpin: g asked for its lock while other goroutines waited for a
-	// core, so it parked at once instead of spinning (sync.Mutex spins
-	// only while its P has nothing else to run: runtime_canSpin); only
-	// with a goroutine switch cost (Overheads.LockSwitchNs).
+	// noSpin: g asked for its lock while more goroutines waited for a
+	// core than cores were being woken for them, so it parked at once
+	// instead of spinning (sync.Mutex spins only while its P has nothing
+	// else to run: runtime_canSpin; a goroutine a waking core will take,
+	// such as a new team's worker, sits on another P); only with a
+	// goroutine switch cost (Overheads.LockSwitchNs).
 	noSpin bool
 	// switching: g parked for the lock it is given next, and must be
 	// switched in before it can use it (LockSwitchNs).
@@ -1136,7 +1138,7 @@ func (s *state) retry(g *gor) bool {
 	}
 	lk.waiters.pushFront(g)
 	g.resume, g.reqAt = resLock, s.now
-	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > 0
+	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
 	if s.now-g.waitStart > StarvationNs {
 		lk.starving = true
 	}
@@ -1353,7 +1355,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 	}
 	lk.waiters.pushBack(g)
 	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
-	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > 0
+	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
 	if s.spans != nil {
 		g.lockN = s.lockName(task, c)
 	}
