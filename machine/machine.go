@@ -79,13 +79,15 @@ type Overheads struct {
 	// profile from before prophet measured it): nothing is charged.
 	LockWakeNs float64 `json:"lock_wake_ns,omitempty"`
 	// LockSwitchNs is how long a lock stays unused when it passes to a
-	// goroutine that parked for it, which must be switched in before it
-	// can go on (gopark, goready, the scheduler): measured as the time a
-	// lock-bound spawn of thousands of goroutines takes beyond its
-	// critical sections, per section (on the project's VM about 1 µs).
-	// With it, a lock waiter whose core has other goroutines waiting
-	// parks at once instead of spinning, as sync.Mutex does
-	// (runtime_canSpin). Zero means not measured (a profile from before
+	// goroutine that parked for it while its core ran other goroutines,
+	// which must be switched in before it can go on (gopark, goready,
+	// the scheduler): measured as the time a lock-bound spawn of
+	// thousands of goroutines takes beyond its critical sections, per
+	// section (on the project's VM about 1 µs). With it, a lock waiter
+	// whose core has other goroutines waiting parks at once instead of
+	// spinning, as sync.Mutex does (runtime_canSpin); a waiter that
+	// parked after spinning, its thread asleep, pays LockHandoffNs
+	// instead. Zero means not measured (a profile from before
 	// prophet measured it): neither is emulated.
 	LockSwitchNs float64 `json:"lock_switch_ns,omitempty"`
 	// LockSpinNs and LockSpinRampNs are the spin window of a contended

@@ -84,12 +84,14 @@
 //     waiter's thread before it returns: a futex wake, about 9 µs on the
 //     project's VM, which also shifts the unlocker against the waiters and
 //     so helps a convoy of hand-offs break up, as real ones do).
-//     A waiter that parked and is given the lock is switched in first
-//     (LockSwitchNs, about 1 µs there, during which nobody uses the lock),
-//     and with LockSwitchNs a waiter whose core has other goroutines
-//     waiting parks at once instead of spinning, as sync.Mutex does
-//     (runtime_canSpin): a spawn of many small tasks on one lock is
-//     bound by hold plus switch per task.
+//     With LockSwitchNs, a waiter whose core has other goroutines
+//     waiting (more than the cores being woken for them) parks at once
+//     instead of spinning, as sync.Mutex does (runtime_canSpin), and
+//     when it is given the lock it is switched in first (LockSwitchNs,
+//     about 1 µs there, during which nobody uses the lock): a spawn of
+//     many small tasks on one lock is bound by hold plus switch per
+//     task. A waiter that parked after spinning, its thread asleep,
+//     pays the hand-off latency instead, which covers its switch.
 //     When the waiter runs, it takes the lock if it is free,
 //     else it queues again at the front (Go queues a waiter that waited
 //     before LIFO) and parks. The hand-off latency has median

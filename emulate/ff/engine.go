@@ -138,8 +138,11 @@ type gor struct {
 	// such as a new team's worker, sits on another P); only with a
 	// goroutine switch cost (Overheads.LockSwitchNs).
 	noSpin bool
-	// switching: g parked for the lock it is given next, and must be
-	// switched in before it can use it (LockSwitchNs).
+	// switching: g parked at once for the lock it is given next (noSpin),
+	// its core running other goroutines meanwhile, and must be switched
+	// in before it can use it (LockSwitchNs). A waiter that parked after
+	// spinning, its thread asleep, pays LockHandoffNs instead, which
+	// covers its switch.
 	switching bool
 	// batch > 0: g is queued standing for batch fresh goroutines alike
 	// (see readyQueue).
@@ -933,7 +936,7 @@ func (s *state) release(lk *lockState) {
 	}
 	w := lk.waiters.popFront()
 	w.parked = w.noSpin || s.now-w.reqAt > s.ov.LockSpinNs
-	w.switching = w.parked
+	w.switching = w.noSpin
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
