@@ -117,9 +117,9 @@ type Overheads struct {
 	RunnextNs float64 `json:"runnext_ns,omitempty"`
 	// NoiseHz is how often, per second, a core running a goroutine loses
 	// it for a moment to something else (a timer interrupt, the
-	// hypervisor, the kernel: on the project's VM about 550 times a
+	// hypervisor, the kernel: on the project's VM about 500 times a
 	// second), and NoiseP50Ns and NoiseP90Ns the median and 90th
-	// percentile of how long (there about 17 and 30 µs). A serial run's
+	// percentile of how long (there about 15 and 30 µs). A serial run's
 	// recorded lengths carry such hiccups on average; what they cannot
 	// carry is that a hiccup while a lock is held holds up every waiter
 	// and can turn a contended loop's collision-free rhythm into a convoy
