@@ -935,13 +935,13 @@ func (s *state) release(lk *lockState) {
 		return
 	}
 	w := lk.waiters.popFront()
-	w.parked = w.noSpin || s.now-w.reqAt > s.ov.LockSpinNs
+	waited := s.now - w.reqAt
+	w.parked = w.noSpin || waited > s.ov.LockSpinNs
 	w.switching = w.noSpin
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
 		w.resume = resRetry
-		waited := s.now - w.reqAt
 		d := s.lockWake(waited)
 		if s.wake > 0 {
 			s.wakes++
@@ -982,22 +982,31 @@ func (s *state) release(lk *lockState) {
 // when the unlocker is not on a core any more or is the goroutine of the
 // event at hand (the Unlock came at the very time it acts again).
 func (s *state) delayHolder(lk *lockState, d float64) {
-	u := lk.holder
-	if !(d > 0) || u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone {
+	u, i := s.holderEvent(lk)
+	if !(d > 0) || i < 0 {
 		return
 	}
-	if s.h[0].kind == evG && s.h[0].id == u.id {
-		return
+	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
+	s.h[i].t += d
+	u.clock += d
+	s.h.down(i)
+}
+
+// holderEvent returns lk's holder, when it is still on a core running
+// ahead of the current time, and the index of its pending event in the
+// heap below the root (the root is the event at hand); i < 0 when there
+// is none such.
+func (s *state) holderEvent(lk *lockState) (u *gor, i int) {
+	u = lk.holder
+	if u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone {
+		return nil, -1
 	}
 	for i := 1; i < len(s.h); i++ {
 		if e := &s.h[i]; e.kind == evG && e.id == u.id {
-			s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
-			e.t += d
-			u.clock += d
-			s.h.down(i)
-			return
+			return u, i
 		}
 	}
+	return nil, -1
 }
 
 // yieldTo hands lk, released now in starvation mode, to its waiter w
@@ -1010,17 +1019,8 @@ func (s *state) delayHolder(lk *lockState, d float64) {
 // false, changing nothing, when the unlocker is not on a core any more
 // (it ended or blocked at this same instant).
 func (s *state) yieldTo(lk *lockState, w *gor) bool {
-	u := lk.holder
-	if u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone || u == w {
-		return false
-	}
-	i := 1
-	for ; i < len(s.h); i++ {
-		if e := &s.h[i]; e.kind == evG && e.id == u.id {
-			break
-		}
-	}
-	if i >= len(s.h) {
+	u, i := s.holderEvent(lk)
+	if i < 0 || u == w {
 		return false
 	}
 	// Drop u's event (the root, this release, stays in place: every
@@ -1128,6 +1128,14 @@ func (s *state) barge(lk *lockState) bool {
 	return s.ov.LockHandoffNs > 0 && !lk.starving
 }
 
+// parksAtOnce reports whether a goroutine asking for a taken lock now
+// parks at once instead of spinning (gor.noSpin): with a switch cost
+// (LockSwitchNs), when more goroutines wait for a core than cores are
+// being woken for them.
+func (s *state) parksAtOnce() bool {
+	return s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
+}
+
 // retry runs when g, woken by a normal-mode Unlock, gets its core: it
 // takes the lock if it is free, else queues again at the front (Go
 // queues a waiter that waited before LIFO) and parks. It reports
@@ -1141,7 +1149,7 @@ func (s *state) retry(g *gor) bool {
 	}
 	lk.waiters.pushFront(g)
 	g.resume, g.reqAt = resLock, s.now
-	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
+	g.noSpin = s.parksAtOnce()
 	if s.now-g.waitStart > StarvationNs {
 		lk.starving = true
 	}
@@ -1358,7 +1366,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 	}
 	lk.waiters.pushBack(g)
 	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
-	g.noSpin = s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
+	g.noSpin = s.parksAtOnce()
 	if s.spans != nil {
 		g.lockN = s.lockName(task, c)
 	}
