@@ -116,13 +116,24 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 		return Result{}, fmt.Errorf("empty program tree")
 	}
 	res := Result{Emulator: e.Name(), Schedule: sched, Threads: threads}
+	nsec := 0
+	for _, n := range t.Root.Children {
+		if n.Kind == tree.KindSec {
+			nsec++
+		}
+	}
+	if nsec > 0 {
+		res.Sections = make([]Section, 0, nsec)
+	}
+	var works tree.WorkMemo
 	// A Batcher predicts every section first, in one call (burdens[i]
 	// is batched[i]'s burden factor).
 	var batched []Section
 	var burdens []float64
 	if b, ok := e.(Batcher); ok {
-		var secs []*tree.Node
-		var gaps []float64
+		secs := make([]*tree.Node, 0, nsec)
+		gaps := make([]float64, 0, nsec)
+		burdens = make([]float64, 0, nsec)
 		gap := 0.0
 		for _, n := range t.Root.Children {
 			switch n.Kind {
@@ -165,7 +176,7 @@ func Predict(e SectionEmulator, t *tree.Tree, threads int, sched par.Schedule, o
 					return Result{}, fmt.Errorf("section %q: %w", n.Name, err)
 				}
 			}
-			serial := float64(tree.Work(n)) // Work counts n.Count runs
+			serial := float64(works.Work(n)) // Work counts n.Count runs
 			s.Name, s.Count, s.Burden = n.Name, n.Reps(), b
 			s.SerialNs = serial
 			s.ParallelNs *= reps

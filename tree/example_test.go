@@ -71,3 +71,22 @@ func ExampleRead() {
 	// 1000 ns in 4 tasks
 	// not a prophet profile (bad magic)
 }
+
+// A WorkMemo sums the serial time of every top-level section of a
+// program, counting each shared subtree once over all the sections.
+func ExampleWorkMemo() {
+	t := tree.New(
+		tree.Sec("a", tree.Run(3, tree.Task("t", tree.U(100)))),
+		tree.U(50),
+		tree.Run(2, tree.Sec("b", tree.Task("t", tree.U(100), tree.L(1, 20)))),
+	)
+	var m tree.WorkMemo
+	for _, n := range t.Root.Children {
+		if n.Kind == tree.KindSec {
+			fmt.Println(n.Name, m.Work(n), "ns")
+		}
+	}
+	// Output:
+	// a 300 ns
+	// b 240 ns
+}

@@ -92,6 +92,20 @@ func TestWorkLinearOnSharedDAG(t *testing.T) {
 	if w := Work(tr.Root); w != 1<<50 {
 		t.Errorf("Work = %d, want %d", w, int64(1)<<50)
 	}
+	// A WorkMemo gives the same sums, every level of the chain after the
+	// top one from its memo.
+	var m WorkMemo
+	if w := m.Work(tr.Root); w != 1<<50 {
+		t.Errorf("WorkMemo.Work = %d, want %d", w, int64(1)<<50)
+	}
+	for c, want := n, int64(1)<<50; c.Kind != KindU; c, want = c.Children[0], want/2 {
+		if w := m.Work(c); w != want || w != Work(c) {
+			t.Errorf("WorkMemo.Work(%s) = %d, want %d", c.Name, w, want)
+		}
+	}
+	if m.Work(nil) != 0 {
+		t.Errorf("WorkMemo.Work(nil) != 0")
+	}
 	tot := tr.Totals()
 	// tasks(level k) = 1 + 4·tasks(level k-1), tasks(0) = 1
 	if tot.SerialNs != 1<<50 || tot.Tasks != ((1<<52)-1)/3 {

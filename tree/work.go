@@ -12,6 +12,23 @@ func Work(n *Node) int64 {
 	return work(n, &memo) * n.Reps()
 }
 
+// WorkMemo computes Work for many nodes of one tree, summing every node
+// the builder's dictionary or a file shares once over all the calls
+// (Work does so within one call). The zero value is ready to use. A
+// WorkMemo must not be used after the tree changes, nor from two
+// goroutines at once.
+type WorkMemo struct {
+	memo map[*Node]int64
+}
+
+// Work returns Work(n), reusing the sums of earlier calls.
+func (m *WorkMemo) Work(n *Node) int64 {
+	if n == nil {
+		return 0
+	}
+	return work(n, &m.memo) * n.Reps()
+}
+
 // work returns the work of one instance of n.
 func work(n *Node, memo *map[*Node]int64) int64 {
 	if n.Kind.IsLeaf() {

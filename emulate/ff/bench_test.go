@@ -46,7 +46,7 @@ func benchSection(b *testing.B, sec *tree.Node, threads int, s string, ov machin
 	// prediction makes once for its 25 or more emulations
 	// (BenchmarkCompile measures it); the collection clears what the
 	// benchmarks before left on the heap.
-	if _, err := e.section(sec, threads, sc, 1, opt, nil, 0, -1); err != nil {
+	if _, err := e.section(sec, threads, sc, 1, e.charges(opt.Overheads), nil, 0, -1); err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
@@ -54,7 +54,7 @@ func benchSection(b *testing.B, sec *tree.Node, threads int, s string, ov machin
 	cpu0 := cpuSeconds()
 	runs := 0
 	for b.Loop() {
-		r, err := e.section(sec, threads, sc, 1, opt, nil, 0, -1)
+		r, err := e.section(sec, threads, sc, 1, e.charges(opt.Overheads), nil, 0, -1)
 		if err != nil {
 			b.Fatal(err)
 		}

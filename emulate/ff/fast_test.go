@@ -95,11 +95,11 @@ func TestShortcutsExact(t *testing.T) {
 				for oi, ov := range ovs {
 					for _, b := range []float64{1, 1.25, 1.0731} {
 						opt := emulate.Options{Overheads: ov}
-						a, err := fast.section(sec, threads, sched(t, s), b, opt, nil, 0, -1)
+						a, err := fast.section(sec, threads, sched(t, s), b, fast.charges(opt.Overheads), nil, 0, -1)
 						if err != nil {
 							t.Fatal(err)
 						}
-						want, err := slow.section(sec, threads, sched(t, s), b, opt, nil, 0, -1)
+						want, err := slow.section(sec, threads, sched(t, s), b, slow.charges(opt.Overheads), nil, 0, -1)
 						if err != nil {
 							t.Fatal(err)
 						}

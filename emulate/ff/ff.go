@@ -240,10 +240,27 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 	}, nil
 }
 
+// charges are the wake-up latency samples and the overheads a section is
+// emulated with: opt.Overheads as the engine takes them, worked out once
+// per prediction rather than once per section.
+type charges struct {
+	lat []float64
+	ov  machine.Overheads
+}
+
+// charges returns the charges for ov: the wake-up latency samples and
+// the overheads, both rounded to the grid unless e.exactGrid.
+func (e *Emulator) charges(ov machine.Overheads) charges {
+	if e.exactGrid {
+		return charges{wakeLatenciesExact(ov, e.WakeSamples), ov}
+	}
+	return charges{wakeLatencies(ov, e.WakeSamples), gridOverheads(ov)}
+}
+
 // section emulates sec with every wake-up latency sample and averages;
 // with inst >= 0 it emulates sec once, with the sample rotated to inst
 // (see Sections), and records no spans.
-func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options, spans *[]emulate.Span, offset float64, inst int) (sectionRun, error) {
+func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burden float64, ch charges, spans *[]emulate.Span, offset float64, inst int) (sectionRun, error) {
 	if threads < 1 || threads > MaxThreads {
 		return sectionRun{}, fmt.Errorf("thread count %d: must be between 1 and %d", threads, MaxThreads)
 	}
@@ -257,12 +274,8 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if err != nil {
 		return sectionRun{}, err
 	}
-	var lat []float64
-	ov := opt.Overheads
-	if e.exactGrid {
-		lat = wakeLatenciesExact(ov, e.WakeSamples)
-	} else {
-		lat, ov = wakeLatencies(ov, e.WakeSamples), gridOverheads(ov)
+	lat, ov := ch.lat, ch.ov
+	if !e.exactGrid {
 		// As the overheads: the closed forms need every burdened
 		// length on the grid; this moves the factor by at most
 		// 1/(2·gridScale), a relative 0.012% at burden 1.
@@ -347,7 +360,7 @@ func checkSchedule(sc par.Schedule) error {
 // opt.Overheads. BusyNs and IdleNs add up, over the threads cores, the
 // time spent running goroutines (work and overheads) and the time idle.
 func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
-	r, err := e.section(sec, threads, sched, burden, opt, e.Timeline, 0, -1)
+	r, err := e.section(sec, threads, sched, burden, e.charges(opt.Overheads), e.Timeline, 0, -1)
 	if err != nil {
 		return emulate.Section{}, err
 	}
@@ -390,7 +403,8 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 	if len(burdens) != len(secs) {
 		return nil, fmt.Errorf("%d burden factors for %d sections", len(burdens), len(secs))
 	}
-	k := len(wakeLatencies(opt.Overheads, e.WakeSamples))
+	ch := e.charges(opt.Overheads)
+	k := len(ch.lat)
 	singles := map[string]int{}
 	if k > 1 && e.Timeline == nil && !e.stepwise {
 		for _, sec := range secs {
@@ -407,7 +421,7 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 			inst = seen[sec.Name]
 			seen[sec.Name]++
 		}
-		r, err := e.section(sec, threads, sched, burdens[i], opt, e.Timeline, 0, inst)
+		r, err := e.section(sec, threads, sched, burdens[i], ch, e.Timeline, 0, inst)
 		if err != nil {
 			return nil, fmt.Errorf("section %q: %w", sec.Name, err)
 		}
@@ -441,6 +455,7 @@ func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emul
 		return nil, emulate.Result{}, err
 	}
 	spans := []emulate.Span{}
+	ch := e.charges(opt.Overheads)
 	var at float64
 	for _, n := range t.Root.Children {
 		reps := float64(n.Reps())
@@ -453,7 +468,7 @@ func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emul
 			at += d
 		case tree.KindSec:
 			b := opt.BurdenOf(n, threads)
-			r, err := e.section(n, threads, sched, b, opt, &spans, at, -1)
+			r, err := e.section(n, threads, sched, b, ch, &spans, at, -1)
 			if err != nil {
 				return nil, emulate.Result{}, fmt.Errorf("section %q: %w", n.Name, err)
 			}
