@@ -144,9 +144,6 @@ type gor struct {
 	// spinning, its thread asleep, pays LockHandoffNs instead, which
 	// covers its switch.
 	switching bool
-	// batch > 0: g is queued standing for batch fresh goroutines alike
-	// (see readyQueue).
-	batch int64
 	// debt is the work g has left before its next event when it was
 	// made to yield its core (resDebt).
 	debt float64
@@ -213,65 +210,95 @@ func (s *state) pushRelease(lk *lockState, t float64) {
 	s.push(event{t: t, kind: evRelease, id: lk.idx})
 }
 
-// deque is a ring buffer of goroutines: a lock's waiters, and the entries
-// of the ready queue.
-type deque struct {
-	buf  []*gor
+// ring is a ring buffer (a double-ended queue); its capacity is a power
+// of two.
+type ring[T any] struct {
+	buf  []T
 	head int
 	n    int
 }
 
-func (d *deque) len() int { return d.n }
+// deque is a ring buffer of goroutines: a lock's waiters.
+type deque = ring[*gor]
 
-func (d *deque) grow() {
-	nb := make([]*gor, max(8, 2*len(d.buf)))
+func (d *ring[T]) len() int { return d.n }
+
+func (d *ring[T]) grow() {
+	nb := make([]T, max(8, 2*len(d.buf)))
 	for i := 0; i < d.n; i++ {
-		nb[i] = d.buf[(d.head+i)%len(d.buf)]
+		nb[i] = d.buf[(d.head+i)&(len(d.buf)-1)]
 	}
 	d.buf, d.head = nb, 0
 }
 
-func (d *deque) pushBack(g *gor) {
+func (d *ring[T]) pushBack(x T) {
 	if d.n == len(d.buf) {
 		d.grow()
 	}
-	d.buf[(d.head+d.n)%len(d.buf)] = g
+	d.buf[(d.head+d.n)&(len(d.buf)-1)] = x
 	d.n++
 }
 
-func (d *deque) pushFront(g *gor) {
+func (d *ring[T]) pushFront(x T) {
 	if d.n == len(d.buf) {
 		d.grow()
 	}
-	d.head = (d.head - 1 + len(d.buf)) % len(d.buf)
-	d.buf[d.head] = g
+	d.head = (d.head - 1) & (len(d.buf) - 1)
+	d.buf[d.head] = x
 	d.n++
 }
 
-func (d *deque) popFront() *gor {
-	g := d.buf[d.head]
-	d.buf[d.head] = nil
-	d.head = (d.head + 1) % len(d.buf)
+func (d *ring[T]) popFront() T {
+	x := d.buf[d.head]
+	var zero T
+	d.buf[d.head] = zero
+	d.head = (d.head + 1) & (len(d.buf) - 1)
 	d.n--
-	return g
+	return x
 }
 
-// at returns the i-th entry from the front.
-func (d *deque) at(i int) *gor { return d.buf[(d.head+i)%len(d.buf)] }
+// at returns a pointer to the i-th entry from the front, valid until
+// the next push.
+func (d *ring[T]) at(i int) *T { return &d.buf[(d.head+i)&(len(d.buf)-1)] }
 
 // clear empties d, keeping its buffer.
-func (d *deque) clear() {
+func (d *ring[T]) clear() {
 	clear(d.buf)
 	d.head, d.n = 0, 0
 }
 
-// readyQueue is the FIFO of runnable goroutines. An entry may stand for
-// several fresh goroutines spawned in one go (see spawnRun): a goroutine
-// with batch > 1 is the first of batch alike ones, each to run one task
-// of its frame's run as a member of its team; popReady makes the others
-// one at a time.
+// readyEntry is an entry of the ready queue: a goroutine g, or, with g
+// nil, n fresh goroutines alike (spawned in one go by spawnRun, or one
+// spawned task), each to run one task node of run as a member of team.
+// A fresh entry holds no goroutine: popReady makes one when a core takes
+// it, so a spawn of millions of tasks queues small entries side by side
+// instead of a goroutine each.
+type readyEntry struct {
+	g    *gor
+	node *cnode
+	run  *taskRun
+	team *team
+	sec  *cnode
+	n    int64
+	// batch: spawnRun queued the entry, and a next spawnRun of the same
+	// run may add to it.
+	batch bool
+	// pinCore and pinSeq are a fresh entry's runnext slot (see pin).
+	pinCore int32
+	pinSeq  uint32
+}
+
+// count returns the number of goroutines e stands for.
+func (e *readyEntry) count() int64 {
+	if e.g != nil {
+		return 1
+	}
+	return e.n
+}
+
+// readyQueue is the FIFO of runnable goroutines (see readyEntry).
 type readyQueue struct {
-	entries deque
+	entries ring[readyEntry]
 	total   int // goroutines
 }
 
@@ -279,23 +306,24 @@ type readyQueue struct {
 func (q *readyQueue) len() int { return q.total }
 
 // at returns the i-th entry from the front.
-func (q *readyQueue) at(i int) *gor { return q.entries.at(i) }
+func (q *readyQueue) at(i int) *readyEntry { return q.entries.at(i) }
 
-// pushBack queues g, which stands for max(g.batch, 1) goroutines.
+// pushBack queues g.
 func (q *readyQueue) pushBack(g *gor) {
-	q.entries.pushBack(g)
-	q.total += int(max(g.batch, 1))
+	q.entries.pushBack(readyEntry{g: g})
+	q.total++
 }
 
+// pushFront queues g at the front.
 func (q *readyQueue) pushFront(g *gor) {
-	q.entries.pushFront(g)
+	q.entries.pushFront(readyEntry{g: g})
 	q.total++
 }
 
 // dropFront removes the front entry, which stood for n goroutines.
-func (q *readyQueue) dropFront(n int) {
+func (q *readyQueue) dropFront(n int64) {
 	q.entries.popFront()
-	q.total -= n
+	q.total -= int(n)
 }
 
 // clear empties the queue.
@@ -305,37 +333,44 @@ func (q *readyQueue) clear() {
 }
 
 // pushFresh queues n fresh goroutines of run r's task, members of tm,
-// and returns the queue entry that stands for them.
-func (s *state) pushFresh(n int64, r *taskRun, tm *team, sec *cnode) *gor {
+// made ready by the goroutine on core from (see pin); with batch, it may
+// add them to the last entry, queued the same way. With n = 1 and no
+// batch it is spawnG's single task, whose node is r's or, without a run,
+// node.
+func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, sec *cnode, batch bool, from int) {
 	q := &s.ready
-	if last := q.entries.len() - 1; last >= 0 {
-		if b := q.at(last); b.batch > 0 && b.team == tm && len(b.frames) == 1 && b.frames[0].run == r && b.frames[0].i == 0 {
-			b.batch += n
+	if last := q.entries.len() - 1; batch && last >= 0 {
+		if b := q.at(last); b.g == nil && b.batch && b.team == tm && b.run == r {
+			b.n += n
 			q.total += int(n)
-			return b
+			b.pinCore, b.pinSeq = s.pin(from)
+			return
 		}
 	}
-	g := s.newG()
-	g.frames = append(g.frames, frame{kind: fTask, node: r.node, sec: sec, run: r})
-	g.team, g.batch = tm, n
-	q.pushBack(g)
-	return g
+	e := readyEntry{node: node, run: r, team: tm, sec: sec, n: n, batch: batch}
+	e.pinCore, e.pinSeq = s.pin(from)
+	q.entries.pushBack(e)
+	q.total += int(n)
 }
 
 // popReady takes the goroutine at the front of the ready queue.
 func (s *state) popReady() *gor {
 	q := &s.ready
-	g := q.at(0)
-	if g.batch <= 1 {
-		g.batch = 0
+	e := q.at(0)
+	if g := e.g; g != nil {
 		q.dropFront(1)
 		return g
 	}
-	g.batch--
-	q.total--
 	ng := s.newG()
-	ng.frames = append(ng.frames, g.frames[0])
-	ng.team = g.team
+	ng.frames = append(ng.frames, frame{kind: fTask, node: e.node, sec: e.sec, run: e.run})
+	ng.team = e.team
+	if e.n <= 1 {
+		ng.pinCore, ng.pinSeq = e.pinCore, e.pinSeq
+		q.dropFront(1)
+		return ng
+	}
+	e.n--
+	q.total--
 	return ng
 }
 
@@ -438,7 +473,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		free = free[:0]
 		for _, g := range gs {
 			g.frames = g.frames[:0]
-			g.team, g.lock, g.resume, g.core, g.batch, g.pinCore = nil, nil, resNone, -1, 0, -1
+			g.team, g.lock, g.resume, g.core, g.pinCore = nil, nil, resNone, -1, -1
 			g.switching = false
 			free = append(free, g)
 		}
@@ -724,7 +759,7 @@ func (s *state) freeG(g *gor) {
 	g.gen++
 	g.frames = g.frames[:0]
 	g.moved = g.moved[:0]
-	g.team, g.lock, g.resume, g.core, g.batch, g.pinCore = nil, nil, resNone, -1, 0, -1
+	g.team, g.lock, g.resume, g.core, g.pinCore = nil, nil, resNone, -1, -1
 	s.free = append(s.free, g)
 }
 
@@ -836,6 +871,13 @@ func (s *state) makeReady(g *gor, fresh bool) {
 		return
 	}
 	s.ready.pushBack(g)
+	s.readied()
+}
+
+// readied wakes an idle core for the fresh goroutine just queued, when
+// one is idle and no wake-up already in flight covers it (see
+// makeReady).
+func (s *state) readied() {
 	if len(s.idle) == 0 || s.ready.len() <= s.waking {
 		return
 	}
@@ -856,23 +898,28 @@ func (s *state) makeReady(g *gor, fresh bool) {
 	s.push(event{t: s.now + s.wake, kind: evWake, core: int32(core)})
 }
 
-// pin puts g, just made ready fresh by the goroutine on core (a fork's
-// worker, a spawned task), in that core's runnext slot, where Go's newproc
-// puts it: it stays there, and an idle core's thread must back off before
-// taking it (see wakeCore), until the core starts another goroutine or
-// makes another one ready. Without a runnext back-off (RunnextNs = 0),
-// or for core < 0, nothing is pinned.
-func (s *state) pin(g *gor, core int) {
+// pin returns the runnext slot of a goroutine just made ready fresh by
+// the goroutine on core (a fork's worker, a spawned task), where Go's
+// newproc puts it: it stays there, and an idle core's thread must back
+// off before taking it (see wakeCore), until the core starts another
+// goroutine or makes another one ready. Without a runnext back-off
+// (RunnextNs = 0), or for core < 0, nothing is pinned: pinCore is -1.
+func (s *state) pin(core int) (pinCore int32, pinSeq uint32) {
 	if core < 0 || !(s.ov.RunnextNs > 0) {
-		return
+		return -1, 0
 	}
 	s.coreSeq[core]++
-	g.pinCore, g.pinSeq = int32(core), s.coreSeq[core]
+	return int32(core), s.coreSeq[core]
 }
 
-// pinned reports whether g is still in a busy core's runnext slot.
-func (s *state) pinned(g *gor) bool {
-	return g.pinCore >= 0 && s.coreSeq[g.pinCore] == g.pinSeq
+// pinned reports whether ready queue entry e is still in a busy core's
+// runnext slot.
+func (s *state) pinned(e *readyEntry) bool {
+	pc, ps := e.pinCore, e.pinSeq
+	if e.g != nil {
+		pc, ps = e.g.pinCore, e.g.pinSeq
+	}
+	return pc >= 0 && s.coreSeq[pc] == ps
 }
 
 // wakeCore makes a woken core available at the current time: it takes
@@ -1193,8 +1240,17 @@ func (s *state) spawnG(f frame, tm *team, from int) {
 	ng.frames = append(ng.frames, f)
 	ng.team = tm
 	tm.pending++
-	s.pin(ng, from)
+	ng.pinCore, ng.pinSeq = s.pin(from)
 	s.makeReady(ng, true)
+}
+
+// spawnTask makes a fresh goroutine running task node c (of run, when a
+// run table holds it) as member of tm, made ready by the goroutine on
+// core from: spawnG with a fresh frame of c, queued as a fresh entry.
+func (s *state) spawnTask(c *cnode, run *taskRun, tm *team, from int) {
+	tm.pending++
+	s.pushFresh(1, c, run, tm, tm.sec, false, from)
+	s.readied()
 }
 
 func (s *state) fail(format string, args ...any) {
@@ -1813,7 +1869,7 @@ func (s *state) stepSec(g *gor, top int) step {
 					f.w++
 				}
 				// spawnG touches other goroutines only: f stays valid.
-				s.spawnG(frame{kind: fTask, node: c, sec: tm.sec, run: run}, tm, g.core)
+				s.spawnTask(c, run, tm, g.core)
 				if last {
 					break
 				}
@@ -1881,7 +1937,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		f.rep = 0
 		f.w++
 	}
-	s.pin(s.pushFresh(j, r, tm, tm.sec), g.core)
+	s.pushFresh(j, r.node, r, tm, tm.sec, true, g.core)
 	return true
 }
 

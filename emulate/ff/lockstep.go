@@ -310,15 +310,19 @@ func (s *state) lockstepSpawn() bool {
 	n := roundsBefore(min(int64(s.ready.len()), s.quietHolds(lr))/k, last, period, tail, foreign)
 	var queued int64
 	for i := 0; i < s.ready.entries.len() && queued < n*k; i++ {
-		ng := s.ready.at(i)
-		if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone {
+		e := s.ready.at(i)
+		if ng := e.g; ng != nil {
+			if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone {
+				break
+			}
+			f := &ng.frames[0]
+			if f.kind != fTask || f.i != 0 || f.rep != 0 || f.run == nil || !sameShape(f.run, shape) {
+				break
+			}
+		} else if e.team != tm || e.run == nil || !sameShape(e.run, shape) {
 			break
 		}
-		f := &ng.frames[0]
-		if f.kind != fTask || f.i != 0 || f.rep != 0 || f.run == nil || !sameShape(f.run, shape) {
-			break
-		}
-		queued += max(ng.batch, 1)
+		queued += e.count()
 	}
 	n = min(n, queued/k)
 	if n < 1 || k == 1 && n < 2 || int64(tm.pending)-k*n < 1 || last+float64(n)*period >= maxExact {
@@ -335,15 +339,21 @@ func (s *state) lockstepSpawn() bool {
 		g.clock = m.t + float64(n)*period
 	}
 	for left := n * k; left > 0; {
-		ng := s.ready.at(0)
-		last1 = ng.frames[0].run
-		if b := max(ng.batch, 1); b > left {
-			ng.batch -= left
+		e := s.ready.at(0)
+		if ng := e.g; ng != nil {
+			last1 = ng.frames[0].run
+			s.ready.dropFront(1)
+			s.freeG(ng)
+			left--
+			continue
+		}
+		last1 = e.run
+		if b := e.n; b > left {
+			e.n -= left
 			s.ready.total -= int(left)
 			break
 		} else {
-			s.ready.dropFront(int(b))
-			s.freeG(ng)
+			s.ready.dropFront(b)
 			left -= b
 		}
 	}
