@@ -39,9 +39,8 @@ const (
 type event struct {
 	t    float64
 	seq  uint64
+	id   int32 // goroutine (evG), lock (evRelease) or core (evWake, evSteal) index
 	kind evKind
-	core int32
-	id   int32 // goroutine (evG) or lock (evRelease) index
 }
 
 // evHeap is a min-heap of events by (t, seq) (see heap.go).
@@ -895,7 +894,7 @@ func (s *state) readied() {
 		s.span(core, s.now, s.now+s.wake, emulate.SpanOverhead, "wake", nil)
 		s.idleSince[core], s.idleKind[core] = s.now+s.wake, emulate.SpanIdle
 	}
-	s.push(event{t: s.now + s.wake, kind: evWake, core: int32(core)})
+	s.push(event{t: s.now + s.wake, kind: evWake, id: int32(core)})
 }
 
 // pin returns the runnext slot of a goroutine just made ready fresh by
@@ -940,7 +939,7 @@ func (s *state) wakeCore(core int, steal bool) {
 			s.span(core, s.now, at, emulate.SpanOverhead, "steal", nil)
 			s.idleSince[core] = at
 		}
-		s.push(event{t: at, kind: evSteal, core: int32(core)})
+		s.push(event{t: at, kind: evSteal, id: int32(core)})
 		return
 	}
 	s.waking--
@@ -1164,7 +1163,7 @@ func (s *state) readyLate(g *gor, d float64) (woken bool) {
 		s.span(core, s.now, at, emulate.SpanOverhead, "handoff", nil)
 		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
 	}
-	s.push(event{t: at, kind: evWake, core: int32(core)})
+	s.push(event{t: at, kind: evWake, id: int32(core)})
 	return true
 }
 

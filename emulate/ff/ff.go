@@ -207,7 +207,7 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 			}
 		case evWake, evSteal:
 			s.rootFree = true
-			s.wakeCore(int(ev.core), ev.kind == evSteal)
+			s.wakeCore(int(ev.id), ev.kind == evSteal)
 		case evRelease:
 			s.rootFree = true
 			if lk := s.lockList[ev.id]; lk.evPending && lk.evAt == ev.t {
