@@ -27,10 +27,13 @@
 // serial run before) is slow to wake for milliseconds after, and without
 // the warm-up the real speedup of a schedule depended on its place in
 // the round of runs (on the project's VM, Test2's average ff error with
-// static fell from 8.2% to 2.6% once it was in place). With
-// Config.QuietWait, a round of real runs, and a synthesizer prediction,
-// after which the cores turn out busy is taken again, a bounded number
-// of times.
+// static fell from 8.2% to 2.6% once it was in place). The synthesizer,
+// which measures the machine too, replays each schedule and thread
+// count once per round, right after the round's real runs, and its
+// prediction takes the same statistic over the rounds as the real
+// speedup, so that both meet the same stretches of the machine's load.
+// With Config.QuietWait, a round after which the cores turn out busy is
+// taken again, replays included, a bounded number of times.
 //
 // The recordings are pooled because a single one carries the
 // disturbances of its own run: on the project's VM a timer interrupt

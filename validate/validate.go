@@ -59,13 +59,13 @@ type Config struct {
 	// repeated; the median counts (default 5).
 	Repeats int
 	// Fastest takes the fastest of the repeated real runs instead of
-	// their median, and has the synthesizer do the same with its
-	// replays: on a machine shared with other work, the fastest run is
-	// the one least disturbed.
+	// their median, and the synthesizer's fastest replay likewise: on a
+	// machine shared with other work, the fastest run is the one least
+	// disturbed.
 	Fastest bool
 	// QuietWait, when positive, makes every round of timed runs (the
-	// serial run and one parallel run per schedule and thread count) and
-	// every synthesizer prediction first wait, up to this long, until a
+	// serial run, one parallel run per schedule and thread count, and
+	// the synthesizer's replays of them) first wait, up to this long, until a
 	// short probe finds the cores it needs idle (other processes' CPU
 	// time from /proc/stat over 50 ms, and a 2 ms spin per core): on a
 	// machine shared with other work, runs then land in quiet moments.
@@ -251,18 +251,15 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// newEmulator returns the emulator called name; with fastest, the
-// synthesizer too keeps its fastest replay.
-func newEmulator(name string, fastest bool) (emulate.SectionEmulator, error) {
+// newEmulator returns the emulator called name. The synthesizer makes
+// one timed replay per prediction: measure has it predict once in each
+// round of real runs.
+func newEmulator(name string) (emulate.SectionEmulator, error) {
 	switch name {
 	case "ff":
 		return ff.New(), nil
 	case "syn":
-		opt := syn.Options{}
-		if fastest {
-			opt.Statistic = syn.Min
-		}
-		return syn.New(opt), nil
+		return syn.New(syn.Options{Repeats: 1}), nil
 	}
 	return nil, fmt.Errorf("unknown emulator %q (want ff or syn)", name)
 }
@@ -296,7 +293,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: loadAverage(), Overheads: cfg.Machine.Overheads}
 	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
 	for i, name := range cfg.Emulators {
-		if emus[i], err = newEmulator(name, cfg.Fastest); err != nil {
+		if emus[i], err = newEmulator(name); err != nil {
 			return nil, fmt.Errorf("validate: %w", err)
 		}
 	}
@@ -337,11 +334,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if m.retaken > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d rounds of real runs were taken again because the cores were busy right after them", m.retaken))
 	}
-	if m.synRetaken > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d synthesizer predictions were taken again because the cores were busy right after them", m.synRetaken))
-	}
 	if m.busy > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs or a synthesizer prediction) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs and replays) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
 	}
 	rep.LoadAfter = loadAverage()
 	// Validation itself keeps every core busy; more than that is
@@ -411,10 +405,8 @@ type measurer struct {
 	noted   map[string]bool
 	// gated counts the timed runs that waited for quiet cores, busy
 	// those that started without them; retaken the rounds of real runs
-	// taken again because the cores were busy right after them, and
-	// synRetaken the synthesizer predictions taken again for the same
-	// reason.
-	gated, busy, retaken, synRetaken int
+	// taken again because the cores were busy right after them.
+	gated, busy, retaken int
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -483,10 +475,6 @@ func cpuRatio(par, ser []float64) float64 {
 // for 30% more nodes than at 5%.
 const DefaultTolerance = 0.005
 
-// synRetakes bounds how many times one synthesizer prediction is taken
-// again because the cores were busy right after it.
-const synRetakes = 3
-
 func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	if sub.open != nil {
 		if err := sub.open(&sub); err != nil {
@@ -534,6 +522,32 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 	maxThreads := slices.Max(m.threads)
+	// Real kernels get the burden factors `prophet predict` applies (the
+	// memory model and the machine's compute inflation); generated
+	// samples spin on the clock, which neither memory traffic nor a
+	// shared core can stretch, so they get none.
+	opt := m.opt
+	if sub.test == Examples {
+		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
+			opt.Burden = burden
+		}
+	}
+	// The synthesizer measures this machine as the real runs do, so it
+	// takes part in their rounds: after each round's real runs, it
+	// predicts every schedule and thread count once (one warm-up and one
+	// timed replay), and its prediction is the same statistic over the
+	// rounds as the real speedup's, from the rounds kept. Its replays
+	// taken back to back after all the real runs shared one stretch of
+	// the machine's load, and where a sample's runs are bimodal (a lock
+	// convoy or not), several of them fell into the slow mode together:
+	// on the project's VM, a Test1 sample whose real runs took 1.73 got
+	// 0.98. synPar[sk] holds emulator sk.i's parallel time per round.
+	type synKey struct {
+		i int
+		k key
+	}
+	synPar := map[synKey][]float64{}
+	synErr := map[synKey]error{}
 	serial := make([]float64, 0, m.cfg.Repeats)
 	par := make(map[key][]float64, len(keys))
 	serialCPU := make([]float64, 0, m.cfg.Repeats)
@@ -559,6 +573,24 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			}
 		}
 		runtime.GOMAXPROCS(procs)
+		roundSyn := map[synKey]float64{}
+		for i, e := range m.emus {
+			if _, ok := e.(*syn.Emulator); !ok {
+				continue
+			}
+			for _, k := range keys {
+				sk := synKey{i, k}
+				if synErr[sk] != nil {
+					continue
+				}
+				res, err := emulate.Predict(e, tr, k.t, k.s, opt)
+				if err != nil {
+					synErr[sk] = err
+					continue
+				}
+				roundSyn[sk] = res.ParallelNs
+			}
+		}
 		// A round after which the cores are no longer free may have
 		// been disturbed too: take it again (a bounded number of
 		// times). The check looks at the machine only, never at the
@@ -575,6 +607,9 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			par[k] = append(par[k], round[k])
 			parCPU[k] = append(parCPU[k], roundCPU[k])
 		}
+		for sk, p := range roundSyn {
+			synPar[sk] = append(synPar[sk], p)
+		}
 	}
 	runtime.GOMAXPROCS(procs)
 	stat := median
@@ -582,43 +617,23 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		stat = slices.Min[[]float64]
 	}
 	serialMed := stat(serial)
+	recorded := float64(tree.Work(tr.Root))
 
-	// Real kernels get the burden factors `prophet predict` applies (the
-	// memory model and the machine's compute inflation); generated
-	// samples spin on the clock, which neither memory traffic nor a
-	// shared core can stretch, so they get none.
-	opt := m.opt
-	if sub.test == Examples {
-		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
-			opt.Burden = burden
-		}
-	}
 	var rows []Row
 	for _, k := range keys {
 		pm := stat(par[k])
 		real := serialMed / pm
 		cpuInfl := cpuRatio(parCPU[k], serialCPU)
-		for _, e := range m.emus {
-			_, isSyn := e.(*syn.Emulator)
-			if l, ok := e.(emulate.Limited); ok && l.MaxThreads() > 0 && k.t > l.MaxThreads() {
-				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), l.MaxThreads(), e.Name(), k.t))
-				continue
-			}
+		for i, e := range m.emus {
 			var res emulate.Result
 			var err error
-			// The synthesizer measures this machine: like a round of
-			// real runs, it waits for quiet cores and is taken again
-			// (a bounded number of times) when the cores are busy
-			// right after it, judged by the machine only.
-			for try := 0; ; try++ {
-				if isSyn {
-					m.quiet(ctx, k.t)
+			if _, isSyn := e.(*syn.Emulator); isSyn {
+				sk := synKey{i, k}
+				if err = synErr[sk]; err == nil {
+					res.Speedup = recorded / stat(synPar[sk])
 				}
+			} else {
 				res, err = emulate.Predict(e, tr, k.t, k.s, opt)
-				if err != nil || !isSyn || m.cfg.QuietWait <= 0 || try >= synRetakes || coresFree(k.t) {
-					break
-				}
-				m.synRetaken++
 			}
 			if errors.Is(err, syn.ErrTooManyThreads) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
@@ -631,7 +646,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
 				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
-				SerialNs: serialMed, ParallelNs: pm, RecordedNs: float64(tree.Work(tr.Root)), Spread: spread(par[k]),
+				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: spread(par[k]),
 				CPUInflation: cpuInfl,
 			})
 		}
