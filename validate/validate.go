@@ -580,7 +580,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			}
 			for _, k := range keys {
 				sk := synKey{i, k}
-				if synErr[sk] != nil {
+				if synErr[sk] != nil || !predicts(e, k.t) {
 					continue
 				}
 				res, err := emulate.Predict(e, tr, k.t, k.s, opt)
@@ -625,6 +625,10 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		real := serialMed / pm
 		cpuInfl := cpuRatio(parCPU[k], serialCPU)
 		for i, e := range m.emus {
+			if !predicts(e, k.t) {
+				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), e.(emulate.Limited).MaxThreads(), e.Name(), k.t))
+				continue
+			}
 			var res emulate.Result
 			var err error
 			if _, isSyn := e.(*syn.Emulator); isSyn {
@@ -652,6 +656,13 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// predicts reports whether emulator e predicts t threads on this
+// machine (the synthesizer only up to its cores).
+func predicts(e emulate.SectionEmulator, t int) bool {
+	l, ok := e.(emulate.Limited)
+	return !ok || l.MaxThreads() <= 0 || t <= l.MaxThreads()
 }
 
 // median returns the median of xs (xs is reordered).

@@ -1247,6 +1247,9 @@ func (s *state) spawnG(f frame, tm *team, from int) {
 // run table holds it) as member of tm, made ready by the goroutine on
 // core from: spawnG with a fresh frame of c, queued as a fresh entry.
 func (s *state) spawnTask(c *cnode, run *taskRun, tm *team, from int) {
+	if s.woke {
+		s.late = true // as makeReady
+	}
 	tm.pending++
 	s.pushFresh(1, c, run, tm, tm.sec, false, from)
 	s.readied()
