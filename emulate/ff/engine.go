@@ -885,16 +885,23 @@ func (s *state) readied() {
 		s.start(s.popReady(), core)
 		return
 	}
-	s.waking++
 	s.wakes++
+	s.wakeAt(core, s.now+s.wake, "wake")
+}
+
+// wakeAt wakes idle core (taken off the idle list) for a goroutine in
+// the ready queue: it becomes available at time at, the span up to it
+// drawn as the overhead what.
+func (s *state) wakeAt(core int, at float64, what string) {
+	s.waking++
 	if s.spans != nil {
 		if s.now > s.idleSince[core] {
 			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
 		}
-		s.span(core, s.now, s.now+s.wake, emulate.SpanOverhead, "wake", nil)
-		s.idleSince[core], s.idleKind[core] = s.now+s.wake, emulate.SpanIdle
+		s.span(core, s.now, at, emulate.SpanOverhead, what, nil)
+		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
 	}
-	s.push(event{t: s.now + s.wake, kind: evWake, id: int32(core)})
+	s.push(event{t: at, kind: evWake, id: int32(core)})
 }
 
 // pin returns the runnext slot of a goroutine just made ready fresh by
@@ -1153,17 +1160,7 @@ func (s *state) readyLate(g *gor, d float64) (woken bool) {
 	if len(s.idle) == 0 || s.ready.len() <= s.waking {
 		return false
 	}
-	core := s.popIdleFor(g)
-	s.waking++
-	at := s.now + d
-	if s.spans != nil {
-		if s.now > s.idleSince[core] {
-			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
-		}
-		s.span(core, s.now, at, emulate.SpanOverhead, "handoff", nil)
-		s.idleSince[core], s.idleKind[core] = at, emulate.SpanIdle
-	}
-	s.push(event{t: at, kind: evWake, id: int32(core)})
+	s.wakeAt(s.popIdleFor(g), s.now+d, "handoff")
 	return true
 }
 
