@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/parallel-prophet/prophet/internal/fpu"
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -215,7 +216,8 @@ func Record(fn func()) (*tree.Tree, error) {
 }
 
 // RecordWith is Record with profiler options (for example NoCounters or a
-// compression tolerance).
+// compression tolerance). fn starts with a clear vector register state,
+// as package par's workers do (see package internal/fpu).
 func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 	rec.mu.Lock()
 	if rec.p.Load() != nil {
@@ -240,6 +242,12 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 			p.Stop()
 		}
 	}()
+	// Record fn at the speed it runs serially: a goroutine that resumed
+	// on a thread that was asleep can run floating-point code a third
+	// slower until its vector state is cleared (see internal/fpu), and
+	// package par's workers clear it, so a recording that kept it would
+	// make every parallel run look superlinear.
+	fpu.ClearUpper()
 	fn()
 	done = true
 

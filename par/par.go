@@ -3,6 +3,8 @@ package par
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/parallel-prophet/prophet/internal/fpu"
 )
 
 // For runs body(i) for every i in [0, n) exactly once, in parallel as
@@ -22,6 +24,12 @@ import (
 // again: the inner call forms its own team. If body panics in any worker,
 // For waits for the other workers and then panics with the first value
 // on the calling goroutine.
+//
+// Every worker and every spawned goroutine starts with a clear vector
+// register state, and the caller gets one back when For returns (see
+// package internal/fpu): on amd64 a goroutine that starts or resumes on a
+// thread that was asleep can otherwise run scalar floating-point loops a
+// third slower than the same loop ran serially.
 func For(n, threads int, s Schedule, body func(i int)) {
 	ForWorker(n, threads, s, func(_, i int) { body(i) })
 }
@@ -96,8 +104,10 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 }
 
 // team runs run(w) for w in [0, t): w = 0 on the calling goroutine, the
-// others on new goroutines, and waits for all. A panic in any worker is
-// re-raised on the calling goroutine once all have finished.
+// others on new goroutines, and waits for all. Each worker first clears
+// the vector registers' upper state (fpu.ClearUpper), and the caller
+// clears it again after the wait. A panic in any
+// worker is re-raised on the calling goroutine once all have finished.
 func team(t int, run func(w int)) {
 	if t == 1 {
 		run(0)
@@ -110,6 +120,7 @@ func team(t int, run func(w int)) {
 		caught  bool
 	)
 	guard := func(w int) {
+		fpu.ClearUpper()
 		defer func() {
 			if r := recover(); r != nil {
 				once.Do(func() { panicky, caught = r, true })
@@ -126,6 +137,7 @@ func team(t int, run func(w int)) {
 	}
 	guard(0)
 	wg.Wait()
+	fpu.ClearUpper() // the caller may have resumed on another thread
 	if caught {
 		panic(panicky)
 	}
@@ -148,10 +160,12 @@ func spawn(n int, body func(worker, i int)) {
 					once.Do(func() { panicky, caught = r, true })
 				}
 			}()
+			fpu.ClearUpper()
 			body(i, i)
 		}()
 	}
 	wg.Wait()
+	fpu.ClearUpper() // the caller may have resumed on another thread
 	if caught {
 		panic(panicky)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/fpu"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
@@ -434,10 +435,16 @@ func (m *measurer) note(key, text string) {
 // starts on awake cores whatever ran before it (the quiet-core wait, the
 // serial run): the emulators model the awake machine, as calibrate
 // measures it, and a schedule's real speedup must not depend on its
-// place in the round of runs (see the package documentation).
+// place in the round of runs (see the package documentation). fn starts
+// with a clear vector register state, as par's workers do.
 func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
 	spin.Team(warm, spin.WarmNs)
+	// Waiting for the warm-up team may have moved this goroutine to a
+	// thread whose vector state slows floating-point code (see
+	// internal/fpu); par's workers clear theirs, and so must the serial
+	// run and worker 0 of a parallel one.
+	fpu.ClearUpper()
 	ns, ok := cputime.Around(func() {
 		t0 := clock.Now()
 		fn()

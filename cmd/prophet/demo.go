@@ -12,6 +12,7 @@ import (
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/fpu"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
@@ -114,9 +115,10 @@ func demo(e *env, name string, scale float64, dir string) error {
 		}
 		fmt.Fprintln(out)
 		if infl := cpu / plainCPU; plainCPU > 0 && cpu > 0 && infl >= 1.1 {
-			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: its tasks ran slower side by side (memory bandwidth,\n"+
-				"  cache lines moving between cores) or idle cores spun for work; the emulators see the former only through\n"+
-				"  the memory model, which needs hardware counters\n", infl)
+			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: idle cores spun for work (Go's scheduler looks for\n"+
+				"  work before it parks a thread, which slows nothing down) or its tasks ran slower side by side (memory\n"+
+				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model, and\n"+
+				"  that needs hardware counters\n", infl)
 		}
 	}
 
@@ -167,6 +169,7 @@ func measureReal(k kernels.Kernel, th int, serial time.Duration) (speedup, cpuNs
 // timedCPU runs fn and returns its wall time and the process's CPU time
 // in it (0 where the system has no CPU-time clock).
 func timedCPU(fn func()) (d time.Duration, cpuNs float64) {
+	fpu.ClearUpper() // as par's workers do: see internal/fpu
 	ns, _ := cputime.Around(func() {
 		start := time.Now()
 		fn()
