@@ -20,13 +20,22 @@
 //     non-task children after it (par has no serial code between
 //     iterations); sections are always joined (par has no nowait).
 //
-// The wall time of each replay, less the tree-walking cost, is one
-// measurement. The walking cost is the paper's OVERHEAD_ACCESS_NODE and
-// OVERHEAD_RECURSIVE_CALL (machine.Walk: NodeNs per node visited, CallNs
-// per nested section entered), counted per worker; a team's cost is its
-// most loaded worker's (the paper's rule), or the team's total divided by
-// t when that is larger (more goroutines than cores, as with spawn), and
-// a nested team's cost is added to the worker that entered it. The
+// The wall time of each replay, less the tree-walking cost no spin
+// absorbed, is one measurement. The walking cost is the paper's
+// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL (machine.Walk: NodeNs
+// per node visited, CallNs per nested section entered), counted per
+// worker. The paper subtracts it after the replay, taking a team's cost
+// as its most loaded worker's; that undercounts it when the workers ran
+// one after the other on one core, as a two-thread team's do in a short
+// section whose second worker starts late, and LU's replay came out 6 to
+// 8% slow on the project's VM for it. So each worker instead shortens
+// every U spin by the walk it has run up (an L spin is never shortened:
+// that would shorten the lock's hold), and only what no spin could
+// absorb (a leaf shorter than the walk before it, a task of locks only)
+// is subtracted afterwards, by the paper's rule: a team's residue is its
+// most loaded worker's, or the team's total divided by t when that is
+// larger (more goroutines than cores, as with spawn), and it goes to the
+// worker that entered the team. The
 // Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on a
 // virtual machine a core that has been idle for a while is slow to wake
 // for some milliseconds), warms up with one untimed replay, measures Options.Repeats times and reports the

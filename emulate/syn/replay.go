@@ -13,14 +13,32 @@ import (
 // write only their own acct; the padding keeps two workers' accts off the
 // same cache line.
 type acct struct {
-	// walk is the tree-walking cost on this worker's path, in ns: its
-	// own node visits and calls plus, for each nested team it entered,
-	// that team's cost.
+	// walk is the tree-walking cost, in ns, that this worker has run up
+	// (node visits and nested calls, its own and, for each nested team
+	// it entered, that team's residue) and no spin delay has absorbed
+	// yet: see u.
 	walk float64
-	// busy is the time spent in spin delays, in ns, by this worker and
-	// every goroutine of the nested teams it entered.
+	// busy is the work replayed, in ns, by this worker and every
+	// goroutine of the nested teams it entered: the time spent in spin
+	// delays plus the walking cost they absorbed.
 	busy int64
 	_    [48]byte
+}
+
+// u replays a U leaf of ns nanoseconds whose visit costs nodeNs of
+// walking: it adds nodeNs to the worker's unabsorbed walk and spins for
+// ns less as much of that walk as ns can absorb. The replay's wall time
+// then carries each leaf's length and not the walk wherever the worker
+// ran. Subtracting the walk afterwards, from the most loaded worker as
+// the paper does, undercounts it when a team's workers ran one after the
+// other on one core (as two-thread teams of short sections do when the
+// second worker starts late), and the prediction comes out slow by the
+// walk of the workers that ran first.
+func (a *acct) u(ns int64, nodeNs float64) {
+	a.walk += nodeNs
+	d := min(int64(a.walk), ns)
+	a.walk -= float64(d)
+	a.busy += spin.For(ns-d) + d
 }
 
 // replayer replays plans with one schedule, thread count and walk cost.
@@ -34,8 +52,7 @@ type replayer struct {
 // worker 0 of the section's team, accounting into a.
 func (r *replayer) sec(sp *secPlan, a *acct) {
 	for _, ns := range sp.pre {
-		a.walk += r.walk.NodeNs
-		a.busy += spin.For(ns)
+		a.u(ns, r.walk.NodeNs)
 	}
 	if sp.n > 0 {
 		if r.sched.Policy == par.Spawn {
@@ -45,14 +62,17 @@ func (r *replayer) sec(sp *secPlan, a *acct) {
 		}
 	}
 	for _, ns := range sp.post {
-		a.walk += r.walk.NodeNs
-		a.busy += spin.For(ns)
+		a.u(ns, r.walk.NodeNs)
 	}
 }
 
-// team replays the section's tasks with a worksharing team.
+// team replays the section's tasks with a worksharing team. Worker 0 is
+// the goroutine that entered the section and takes its unabsorbed walk
+// along; what the team leaves unabsorbed goes back to it as its most
+// loaded worker's (or the team's total over t, when larger).
 func (r *replayer) team(sp *secPlan, a *acct) {
 	accts := make([]acct, min(r.threads, sp.n))
+	accts[0].walk, a.walk = a.walk, 0
 	par.ForWorker(sp.n, r.threads, r.sched, func(w, i int) {
 		r.task(sp.task(i), &accts[w])
 	})
@@ -87,8 +107,7 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 		it := &tp.items[k]
 		switch it.kind {
 		case itemU:
-			a.walk += r.walk.NodeNs
-			a.busy += spin.For(it.ns)
+			a.u(it.ns, r.walk.NodeNs)
 		case itemL:
 			for range it.reps {
 				a.walk += r.walk.NodeNs

@@ -151,10 +151,11 @@ func TestCompileBurdenAndSharing(t *testing.T) {
 
 // TestReplayVisitsEveryNode checks, with unit walk costs at one thread
 // (where every visit lands on the one worker), that a replay visits
-// exactly the nodes and calls counts predicts, and spins at least the
-// section's work, for every schedule.
+// exactly the nodes and calls counts predicts, for every schedule. The
+// tree is burdened to zero lengths, so that no spin absorbs any walk and
+// all of it is left to subtract.
 func TestReplayVisitsEveryNode(t *testing.T) {
-	sp, err := compile(nestedTree(), 1)
+	sp, err := compile(nestedTree(), 1e-9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +175,44 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 			if a.walk != want {
 				t.Errorf("%v walk %+v: accounted %v, want %v", s, w, a.walk, want)
 			}
-			if a.busy < sp.work {
-				t.Errorf("%v: busy %d < work %d", s, a.busy, sp.work)
+		}
+	}
+}
+
+// TestSpinsAbsorbWalk checks that U spins absorb the walk run up before
+// them, L spins never do, and what is left is the difference, at one
+// thread for every schedule.
+func TestSpinsAbsorbWalk(t *testing.T) {
+	tests := []struct {
+		name     string
+		sec      *tree.Node
+		nodeNs   float64
+		residual float64
+		busy     int64 // exact where the spins are all absorbed, else a lower bound
+	}{
+		// Each task: visit 3 + U 3 = 6 ns of walk, 10 ns of U: all absorbed.
+		{"long leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 3, 0, 40},
+		// 6 ns of walk per task, 1 ns absorbed: 4·6 − 4 left, busy 4.
+		{"short leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(1)))), 3, 20, 4},
+		// Locks only: nothing absorbs 2 tasks × (visit + L) = 4 ns.
+		{"locks only", tree.Sec("s", tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 4, 10},
+		// Serial code before the loop absorbs its own visit; the walk of
+		// the locks is left.
+		{"pre and locks", tree.Sec("s", tree.U(50), tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 4, 60},
+	}
+	for _, tc := range tests {
+		sp, err := compile(tc.sec, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range allSchedules {
+			var a acct
+			(&replayer{sched: s, threads: 1, walk: machine.Walk{NodeNs: tc.nodeNs}}).sec(sp, &a)
+			if a.walk != tc.residual {
+				t.Errorf("%s, %v: walk left %v, want %v", tc.name, s, a.walk, tc.residual)
+			}
+			if a.busy < tc.busy || a.busy < sp.work {
+				t.Errorf("%s, %v: busy %d, want at least %d and the work %d", tc.name, s, a.busy, tc.busy, sp.work)
 			}
 		}
 	}
@@ -185,7 +222,8 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 // a team's walk cost is its most loaded worker's, not the sum.
 func TestTeamWalkIsMostLoadedWorker(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	sp, err := compile(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 1)
+	// Zero-length leaves (burden ~0), so that no spin absorbs the walk.
+	sp, err := compile(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 1e-9)
 	if err != nil {
 		t.Fatal(err)
 	}
