@@ -5,11 +5,8 @@ package tree
 // length in the expanded tree. It takes time linear in the compressed
 // tree: nodes the builder's dictionary or a file shares are summed once.
 func Work(n *Node) int64 {
-	if n == nil {
-		return 0
-	}
-	var memo map[*Node]int64
-	return work(n, &memo) * n.Reps()
+	var m WorkMemo
+	return m.Work(n)
 }
 
 // WorkMemo computes Work for many nodes of one tree, summing every node

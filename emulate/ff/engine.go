@@ -135,14 +135,13 @@ type gor struct {
 	// instead of spinning (sync.Mutex spins only while its P has nothing
 	// else to run: runtime_canSpin; a goroutine a waking core will take,
 	// such as a new team's worker, sits on another P); only with a
-	// goroutine switch cost (Overheads.LockSwitchNs).
-	noSpin bool
-	// switching: g parked at once for the lock it is given next (noSpin),
-	// its core running other goroutines meanwhile, and must be switched
-	// in before it can use it (LockSwitchNs). A waiter that parked after
+	// goroutine switch cost (Overheads.LockSwitchNs). When g is given
+	// the lock it parked for so, its core ran other goroutines meanwhile,
+	// and it must be switched in before it can use the lock (holdLock
+	// charges LockSwitchNs and clears noSpin). A waiter that parked after
 	// spinning, its thread asleep, pays LockHandoffNs instead, which
 	// covers its switch.
-	switching bool
+	noSpin bool
 	// debt is the work g has left before its next event when it was
 	// made to yield its core (resDebt).
 	debt float64
@@ -277,7 +276,6 @@ type readyEntry struct {
 	node *cnode
 	run  *taskRun
 	team *team
-	sec  *cnode
 	n    int64
 	// batch: spawnRun queued the entry, and a next spawnRun of the same
 	// run may add to it.
@@ -335,8 +333,8 @@ func (q *readyQueue) clear() {
 // made ready by the goroutine on core from (see pin); with batch, it may
 // add them to the last entry, queued the same way. With n = 1 and no
 // batch it is spawnG's single task, whose node is r's or, without a run,
-// node.
-func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, sec *cnode, batch bool, from int) {
+// node. The task's section is tm's.
+func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, batch bool, from int) {
 	q := &s.ready
 	if last := q.entries.len() - 1; batch && last >= 0 {
 		if b := q.at(last); b.g == nil && b.batch && b.team == tm && b.run == r {
@@ -346,7 +344,7 @@ func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, sec *cnode
 			return
 		}
 	}
-	e := readyEntry{node: node, run: r, team: tm, sec: sec, n: n, batch: batch}
+	e := readyEntry{node: node, run: r, team: tm, n: n, batch: batch}
 	e.pinCore, e.pinSeq = s.pin(from)
 	q.entries.pushBack(e)
 	q.total += int(n)
@@ -361,7 +359,7 @@ func (s *state) popReady() *gor {
 		return g
 	}
 	ng := s.newG()
-	ng.frames = append(ng.frames, frame{kind: fTask, node: e.node, sec: e.sec, run: e.run})
+	ng.frames = append(ng.frames, frame{kind: fTask, node: e.node, sec: e.team.sec, run: e.run})
 	ng.team = e.team
 	if e.n <= 1 {
 		ng.pinCore, ng.pinSeq = e.pinCore, e.pinSeq
@@ -473,7 +471,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 		for _, g := range gs {
 			g.frames = g.frames[:0]
 			g.team, g.lock, g.resume, g.core, g.pinCore = nil, nil, resNone, -1, -1
-			g.switching = false
+			g.noSpin = false
 			free = append(free, g)
 		}
 	}
@@ -990,7 +988,6 @@ func (s *state) release(lk *lockState) {
 	w := lk.waiters.popFront()
 	waited := s.now - w.reqAt
 	w.parked = w.noSpin || waited > s.ov.LockSpinNs
-	w.switching = w.noSpin
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
@@ -1035,8 +1032,11 @@ func (s *state) release(lk *lockState) {
 // when the unlocker is not on a core any more or is the goroutine of the
 // event at hand (the Unlock came at the very time it acts again).
 func (s *state) delayHolder(lk *lockState, d float64) {
+	if !(d > 0) {
+		return
+	}
 	u, i := s.holderEvent(lk)
-	if !(d > 0) || i < 0 {
+	if i < 0 {
 		return
 	}
 	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
@@ -1248,7 +1248,7 @@ func (s *state) spawnTask(c *cnode, run *taskRun, tm *team, from int) {
 		s.late = true // as makeReady
 	}
 	tm.pending++
-	s.pushFresh(1, c, run, tm, tm.sec, false, from)
+	s.pushFresh(1, c, run, tm, false, from)
 	s.readied()
 }
 
@@ -1263,10 +1263,11 @@ func (s *state) fail(format string, args ...any) {
 // critical section, and the release time, with a release event when
 // others wait for lk.
 func (s *state) holdLock(g *gor, lk *lockState) {
-	if g.switching {
-		// The lock is g's, but g parked: until it is switched in,
-		// nobody uses the lock.
-		g.switching = false
+	if g.noSpin {
+		// The lock is g's, but g parked at once: until it is switched
+		// in, nobody uses the lock. (g queued last for this lock, and
+		// queues again before it is given another.)
+		g.noSpin = false
 		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
 	}
 	s.overhead(g, s.ov.LockNs, "lock", nil)
@@ -1936,7 +1937,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		f.rep = 0
 		f.w++
 	}
-	s.pushFresh(j, r.node, r, tm, tm.sec, true, g.core)
+	s.pushFresh(j, r.node, r, tm, true, g.core)
 	return true
 }
 
