@@ -28,19 +28,19 @@ const (
 	chunkIters    = 1 << 20
 	lockIters     = 1 << 20
 	handoffTrials = 200
-	// wakeIdle is how long everything sleeps before a wake-up trial;
-	// handoffHold how long a holder keeps a lock so that the waiter
+	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
+	// in a lock-switch trial.
+	lockSwitchPerTrial = 3000
+	lockSwitchHoldNs   = 2000
+	// handoffHold is how long a holder keeps a lock so that the waiter
 	// parks; teamSpin the work of each team member in a fork trial.
-	wakeIdle    = 2 * time.Millisecond
 	handoffHold = 200 * time.Microsecond
 	// handoffMax bounds how long the unlocker keeps running while it
 	// waits for the waiter to get the lock.
 	handoffMax = 10 * time.Millisecond
 	teamSpin   = 20 * time.Microsecond
-	// wakeTimeout bounds one wake-up trial; wakeGap is the serial code
-	// between back-to-back sections.
-	wakeTimeout = 20 * time.Millisecond
-	wakeGap     = 20 * time.Microsecond
+	// wakeGap is the serial code between back-to-back sections.
+	wakeGap = 20 * time.Microsecond
 )
 
 // MeasureOverheads measures, with real goroutine constructs on this
@@ -346,7 +346,7 @@ func measureLockSwitch(ctx context.Context) (float64, error) {
 			return 0, ctx.Err()
 		}
 		spin.Team(t, spin.WarmNs)
-		xs[i] = lockSwitchOnce(3000, 2000)
+		xs[i] = lockSwitchOnce(lockSwitchPerTrial, lockSwitchHoldNs)
 	}
 	return quantile(0.5, xs[:]), nil
 }
@@ -375,27 +375,6 @@ func measureHandoff(ctx context.Context) (handoff, unlock float64, err error) {
 		hs, us = append(hs, h), append(us, u)
 	}
 	return quantile(0.9, hs), quantile(0.5, us), nil
-}
-
-// wakeOnce sleeps idle, starts a goroutine and spins until it has started
-// (or timeout), returning the start latency.
-func wakeOnce(idle, timeout time.Duration) float64 {
-	time.Sleep(idle)
-	var started atomic.Int64
-	t0 := clock.Now()
-	go func() { started.Store(clock.Now()) }()
-	end := t0 + int64(timeout)
-	for started.Load() == 0 && clock.Now() < end {
-	}
-	s := started.Load()
-	if s == 0 {
-		// Not started within timeout: let it run, count the timeout.
-		for started.Load() == 0 {
-			runtime.Gosched()
-		}
-		return float64(timeout)
-	}
-	return float64(max(s-t0, 0))
 }
 
 // wakeSection runs one par.For section of two tasks of l spinning each
@@ -446,6 +425,18 @@ func wakeModel(p50, p90, r, l float64) float64 {
 	return sum / wakeSamples
 }
 
+// wakeFitErr is the squared error, relative to the task lengths, of
+// wakeModel with median p50, 90th percentile p90 and runnext back-off r
+// against the measured mean delays.
+func wakeFitErr(p50, p90, r float64, lens, delays []float64) float64 {
+	var e float64
+	for k, l := range lens {
+		d := (wakeModel(p50, p90, r, l) - delays[k]) / l
+		e += d * d
+	}
+	return e
+}
+
 // fitWake returns the p50 and p90 (p90 > p50) of the log-normal
 // wake-up latency whose model best explains the measured mean delays
 // (least squares relative to the task lengths), searched on a
@@ -456,12 +447,7 @@ func fitWake(lens, delays []float64) (p50, p90 float64) {
 		m := 1e3 * math.Pow(10, float64(i)/15) // 1 µs to 10 ms
 		for j := 1; j <= 40; j++ {
 			q := m * math.Pow(10, float64(j)/15) // up to 460 × m
-			var e float64
-			for k, l := range lens {
-				r := (wakeModel(m, q, 0, l) - delays[k]) / l
-				e += r * r
-			}
-			if e < best {
+			if e := wakeFitErr(m, q, 0, lens, delays); e < best {
 				best, p50, p90 = e, m, q
 			}
 		}
@@ -477,12 +463,7 @@ func fitRunnext(p50, p90 float64, lens, delays []float64) float64 {
 	best, r := math.Inf(1), 0.0
 	for i := 0; i <= 2000; i++ {
 		x := float64(i) * 500
-		var e float64
-		for k, l := range lens {
-			d := (wakeModel(p50, p90, x, l) - delays[k]) / l
-			e += d * d
-		}
-		if e < best {
+		if e := wakeFitErr(p50, p90, x, lens, delays); e < best {
 			best, r = e, x
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,6 +126,34 @@ func BenchmarkLockHandoff(b *testing.B) {
 	b.ReportMetric(unlock/float64(b.N), "ns/unlock")
 }
 
+// wakeIdle is how long BenchmarkWake sleeps before a wake-up trial, and
+// wakeTimeout bounds one trial.
+const (
+	wakeIdle    = 2 * time.Millisecond
+	wakeTimeout = 20 * time.Millisecond
+)
+
+// wakeOnce sleeps idle, starts a goroutine and spins until it has started
+// (or timeout), returning the start latency.
+func wakeOnce(idle, timeout time.Duration) float64 {
+	time.Sleep(idle)
+	var started atomic.Int64
+	t0 := clock.Now()
+	go func() { started.Store(clock.Now()) }()
+	end := t0 + int64(timeout)
+	for started.Load() == 0 && clock.Now() < end {
+	}
+	s := started.Load()
+	if s == 0 {
+		// Not started within timeout: let it run, count the timeout.
+		for started.Load() == 0 {
+			runtime.Gosched()
+		}
+		return float64(timeout)
+	}
+	return float64(max(s-t0, 0))
+}
+
 func BenchmarkWake(b *testing.B) {
 	var sum float64
 	for b.Loop() {
@@ -223,11 +252,7 @@ func TestFitWake(t *testing.T) {
 		p50, p90 := fitWake(lens, delays)
 		// The grid has 15 points per decade: within a step (17%) of the
 		// truth, or an equally good fit.
-		var e float64
-		for i, l := range lens {
-			r := (wakeModel(p50, p90, 0, l) - delays[i]) / l
-			e += r * r
-		}
+		e := wakeFitErr(p50, p90, 0, lens, delays)
 		if e > 1e-3 || !(p90 > p50) {
 			t.Errorf("fit of p50 %v p90 %v: got %v, %v (error %v)", tc.p50, tc.p90, p50, p90, e)
 		}

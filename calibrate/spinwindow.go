@@ -42,9 +42,8 @@ type SpinLevel struct {
 func spinTrial(hold int64, n int) (waits, lats []int64) {
 	var mu sync.Mutex
 	var phase, asked, unlocked, got atomic.Int64
-	var askAt int64
 	waits, lats = make([]int64, n), make([]int64, n)
-	par.ForWorker(2, 2, par.Schedule{Policy: par.Static}, func(w, _ int) {
+	par.For(2, 2, par.Schedule{Policy: par.Static}, func(w int) {
 		for k := int64(1); k <= int64(n); k++ {
 			if w == 0 {
 				mu.Lock()
@@ -59,7 +58,7 @@ func spinTrial(hold int64, n int) (waits, lats []int64) {
 			} else {
 				for phase.Load() < k {
 				}
-				askAt = clock.Now()
+				askAt := clock.Now()
 				asked.Store(k)
 				mu.Lock()
 				t := clock.Now()

@@ -68,22 +68,7 @@ which is where calibrate writes when -o is not given.`,
 		if err := res.Profile.Save(path); err != nil {
 			return err
 		}
-		p := res.Profile
-		o := p.Overheads
-		w := e.stdout
-		fmt.Fprintf(w, "machine: %s, %d cores, %d-byte lines\n", p.CPU, p.Cores, p.LineSize)
-		fmt.Fprintf(w, "overheads: fork %.0fns join %.0fns chunk %.0fns spawn %.0fns lock %.0fns handoff %.0fns (unlock %.1fµs, switch %.1fµs) spin window %.1fµs+%.1fµs wake p50 %.1fµs p90 %.1fµs runnext back-off %.1fµs\n",
-			o.ForkNs, o.JoinNs, o.ChunkNs, o.SpawnNs, o.LockNs, o.LockHandoffNs, o.LockWakeNs/1e3, o.LockSwitchNs/1e3, o.LockSpinNs/1e3, o.LockSpinRampNs/1e3, o.WakeP50Ns/1e3, o.WakeP90Ns/1e3, o.RunnextNs/1e3)
-		fmt.Fprintf(w, "noise: %.0f hiccups a second per busy core, p50 %.1fµs p90 %.1fµs\n", o.NoiseHz, o.NoiseP50Ns/1e3, o.NoiseP90Ns/1e3)
-		fmt.Fprintf(w, "synthesizer walk: %.1fns per node, %.1fns per nested call\n", p.Walk.NodeNs, p.Walk.CallNs)
-		if m := p.Memory; m != nil {
-			for t := 1; t <= p.Cores; t++ {
-				if f, ok := m.Psi[t]; ok {
-					fmt.Fprintf(w, "Ψ_%d: %s fit, R² %.3f\n", t, f.Form, f.R2)
-				}
-			}
-			fmt.Fprintf(w, "Φ: ω = %.4g·δ^%.3f, R² %.3f (traffic ≥ %.0f MB/s)\n", m.Phi.A, m.Phi.B, m.Phi.R2, m.MinTrafficMBs)
-		}
+		fmt.Fprint(e.stdout, res.Summary())
 		fmt.Fprintf(e.stderr, "machine profile written to %s\n", path)
 		return nil
 	}
