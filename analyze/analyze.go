@@ -574,7 +574,7 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 	// A forked team's other workers start late by the wake-up latency
 	// (its median), the last one forked by the runnext back-off too:
 	// charged with the fork, as the emulators do.
-	in.bspan = max(bprefix, bbest) + max(a.ov.ForkNs, 0) + max(a.ov.WakeP50Ns, 0) + max(a.ov.RunnextNs, 0)
+	in.bspan = max(bprefix, bbest) + max(a.ov.ForkNs, 0) + a.ov.LateStartNs()
 	if !n.Nowait {
 		in.bspan += max(a.ov.JoinNs, 0)
 	}

@@ -131,6 +131,13 @@ type Overheads struct {
 	NoiseP90Ns float64 `json:"noise_p90_ns,omitempty"`
 }
 
+// LateStartNs is how late a forked team's last worker typically starts:
+// the median wake-up latency plus the runnext back-off (negative values
+// count as 0).
+func (o Overheads) LateStartNs() float64 {
+	return max(o.WakeP50Ns, 0) + max(o.RunnextNs, 0)
+}
+
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
 // when o has none.
 func (o Overheads) LockSpin() (spinNs, rampNs float64) {

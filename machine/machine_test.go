@@ -82,3 +82,19 @@ func TestLockSpin(t *testing.T) {
 		t.Errorf("Default has no spin window")
 	}
 }
+
+func TestLateStartNs(t *testing.T) {
+	tests := []struct {
+		o    Overheads
+		want float64
+	}{
+		{Overheads{WakeP50Ns: 16000, RunnextNs: 74000}, 90000},
+		{Overheads{WakeP50Ns: 16000}, 16000},
+		{Overheads{WakeP50Ns: -5, RunnextNs: 7}, 7},
+	}
+	for _, tc := range tests {
+		if got := tc.o.LateStartNs(); got != tc.want {
+			t.Errorf("%+v: LateStartNs %v, want %v", tc.o, got, tc.want)
+		}
+	}
+}

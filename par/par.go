@@ -106,10 +106,11 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 // team runs run(w) for w in [0, t): w = 0 on the calling goroutine, the
 // others on new goroutines, and waits for all. Each worker first clears
 // the vector registers' upper state (fpu.ClearUpper), and the caller
-// clears it again after the wait. A panic in any
-// worker is re-raised on the calling goroutine once all have finished.
+// clears it again after the wait. A panic in any worker is re-raised on
+// the calling goroutine once all have finished.
 func team(t int, run func(w int)) {
 	if t == 1 {
+		fpu.ClearUpper()
 		run(0)
 		return
 	}

@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,35 +38,23 @@ func recordWith(t *testing.T, rp *Repeat, nsPerTick float64, events []record, st
 	return leafLens(tr.Root)
 }
 
-func eqLens(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestRepeatPools(t *testing.T) {
 	rp := &Repeat{}
 	// Leaves: root U, then per task U, L, U; section end U; root U.
 	first := recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
-	if want := []int64{1000, 200, 300, 400, 500, 200, 300, 400, 500, 100, 70}; !eqLens(first, want) {
+	if want := []int64{1000, 200, 300, 400, 500, 200, 300, 400, 500, 100, 70}; !slices.Equal(first, want) {
 		t.Fatalf("first recording: leaves %v, want %v", first, want)
 	}
 	// The second recording is disturbed in other intervals, and faster
 	// in some: every interval is now the shorter of the two.
 	second := recordWith(t, rp, 1, loopEvents([9]int64{1000, 250, 290, 900, 500, 200, 300, 400, 480}, 1), 60)
-	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 480, 100, 60}; !eqLens(second, want) {
+	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 480, 100, 60}; !slices.Equal(second, want) {
 		t.Errorf("second recording: leaves %v, want %v", second, want)
 	}
 	// A third at half a nanosecond a tick (another clock): compared in
 	// nanoseconds.
 	third := recordWith(t, rp, 0.5, loopEvents([9]int64{1800, 400, 580, 780, 1000, 400, 600, 800, 1000}, 1), 200)
-	if want := []int64{900, 200, 290, 390, 500, 200, 300, 400, 480, 50, 60}; !eqLens(third, want) {
+	if want := []int64{900, 200, 290, 390, 500, 200, 300, 400, 480, 50, 60}; !slices.Equal(third, want) {
 		t.Errorf("third recording: leaves %v, want %v", third, want)
 	}
 	if rp.Runs() != 3 || rp.Mismatch() != "" {
@@ -107,7 +96,7 @@ func TestRepeatMismatch(t *testing.T) {
 		if !strings.Contains(rp.Mismatch(), tc.reason) {
 			t.Errorf("%s: Mismatch %q, want it to say %q", tc.name, rp.Mismatch(), tc.reason)
 		}
-		if tc.name == "other lock" && !eqLens(got, tc.want) {
+		if tc.name == "other lock" && !slices.Equal(got, tc.want) {
 			t.Errorf("%s: leaves %v, want %v", tc.name, got, tc.want)
 		}
 		// A matching recording after a mismatched one pools again.

@@ -19,11 +19,8 @@ import (
 	"github.com/parallel-prophet/prophet/emulate/ff"
 	"github.com/parallel-prophet/prophet/emulate/syn"
 	"github.com/parallel-prophet/prophet/examples/kernels"
-	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/cputime"
-	"github.com/parallel-prophet/prophet/internal/fpu"
 	"github.com/parallel-prophet/prophet/internal/progress"
-	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
@@ -436,24 +433,11 @@ func (m *measurer) note(key, text string) {
 // serial run): the emulators model the awake machine, as calibrate
 // measures it, and a schedule's real speedup must not depend on its
 // place in the round of runs (see the package documentation). fn starts
-// with a clear vector register state, as par's workers do.
+// with a clear vector register state, as par's workers do (see
+// cputime.Timed).
 func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
-	spin.Team(warm, spin.WarmNs)
-	// Waiting for the warm-up team may have moved this goroutine to a
-	// thread whose vector state slows floating-point code (see
-	// internal/fpu); par's workers clear theirs, and so must the serial
-	// run and worker 0 of a parallel one.
-	fpu.ClearUpper()
-	ns, ok := cputime.Around(func() {
-		t0 := clock.Now()
-		fn()
-		wall = float64(clock.Now() - t0)
-	})
-	if !ok {
-		return wall, -1
-	}
-	return wall, float64(ns)
+	return cputime.Timed(warm, fn)
 }
 
 // cpuRatio returns the median of the rounds' ratios of parallel to

@@ -12,8 +12,6 @@ import (
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
-	"github.com/parallel-prophet/prophet/internal/fpu"
-	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -56,11 +54,10 @@ func demo(e *env, name string, scale float64, dir string) error {
 	fmt.Fprintf(out, "== 1. Profile the annotated serial program\n%s\n\n", k.Describe())
 
 	// The serial baseline: the median of three runs (annotations off).
-	var runs []time.Duration
-	var cpus []float64
+	var runs, cpus []float64
 	for range 3 {
 		k.Reset()
-		d, c := timedCPU(k.Serial)
+		d, c := cputime.Timed(0, k.Serial)
 		runs, cpus = append(runs, d), append(cpus, c)
 	}
 	plain, plainCPU := median(runs), median(cpus)
@@ -79,7 +76,7 @@ func demo(e *env, name string, scale float64, dir string) error {
 	if err := tree.WriteFile(profile, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n\n", plain.Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
+	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n\n", time.Duration(plain).Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
 	if err := tree.WriteText(out, t, tree.TextOptions{MaxDepth: 3, MaxChildren: 4}); err != nil {
 		return err
 	}
@@ -149,33 +146,19 @@ func demoPredict(e *env, t *tree.Tree, profile string, pf predictFlags) (*plan, 
 }
 
 // measureReal returns the median real speedup of k's parallel version at
-// th threads over the serial time serial, from three runs, each after
+// th threads over the serial time serialNs, from three runs, each after
 // the cores have been woken up (see spin.WarmNs), and the median CPU
-// time of the process in those runs (0 where it cannot be read).
-func measureReal(k kernels.Kernel, th int, serial time.Duration) (speedup, cpuNs float64) {
+// time of the process in those runs (-1 where it cannot be read).
+func measureReal(k kernels.Kernel, th int, serialNs float64) (speedup, cpuNs float64) {
 	prev := runtime.GOMAXPROCS(th)
 	defer runtime.GOMAXPROCS(prev)
-	var runs []time.Duration
-	var cpus []float64
+	var runs, cpus []float64
 	for range 3 {
 		k.Reset()
-		spin.Team(th, spin.WarmNs)
-		d, c := timedCPU(func() { k.Parallel(th, k.Schedule()) })
+		d, c := cputime.Timed(th, func() { k.Parallel(th, k.Schedule()) })
 		runs, cpus = append(runs, d), append(cpus, c)
 	}
-	return float64(serial) / float64(median(runs)), median(cpus)
-}
-
-// timedCPU runs fn and returns its wall time and the process's CPU time
-// in it (0 where the system has no CPU-time clock).
-func timedCPU(fn func()) (d time.Duration, cpuNs float64) {
-	fpu.ClearUpper() // as par's workers do: see internal/fpu
-	ns, _ := cputime.Around(func() {
-		start := time.Now()
-		fn()
-		d = time.Since(start)
-	})
-	return d, float64(ns)
+	return serialNs / median(runs), median(cpus)
 }
 
 func median[T cmp.Ordered](d []T) T {

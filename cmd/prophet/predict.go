@@ -144,7 +144,8 @@ func (p *predictFlags) load(path string) (*plan, *tree.Tree, error) {
 }
 
 // predictGCPercent is the garbage collector's target percentage while
-// prophet predict runs, unless GOGC is set: a prediction's heap is a few
+// predictAll runs its sweep (for predict, report and the demo), unless
+// GOGC is set: a prediction's heap is a few
 // megabytes, so at Go's default of 100 the collector runs two or three
 // times during a sweep of a fraction of a second, and while it marks,
 // it takes a core from the emulations (on the project's 2-core VM, LU's
@@ -165,6 +166,7 @@ func relaxGC() (restore func()) {
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
+	defer relaxGC()()
 	opt := pl.options()
 	burden, status := memmodel.ForTree(t, pl.machine, pl.mode)
 	if pl.mode == memmodel.On && !status.Applied {
@@ -234,7 +236,6 @@ Examples:
 		if err := checkFormat(*format, "table", "json", "csv"); err != nil {
 			return err
 		}
-		defer relaxGC()()
 		pl, t, err := pf.load(path)
 		if err != nil {
 			return err

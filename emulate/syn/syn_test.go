@@ -188,7 +188,7 @@ func TestSpinsAbsorbWalk(t *testing.T) {
 		sec      *tree.Node
 		nodeNs   float64
 		residual float64
-		busy     int64 // exact where the spins are all absorbed, else a lower bound
+		busy     int64 // at least this much
 	}{
 		// Each task: visit 3 + U 3 = 6 ns of walk, 10 ns of U: all absorbed.
 		{"long leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 3, 0, 40},

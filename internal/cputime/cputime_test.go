@@ -60,3 +60,25 @@ func TestAround(t *testing.T) {
 		t.Errorf("Around = %d, %v: want a positive time exactly where Process works", ns, ok)
 	}
 }
+
+func TestTimed(t *testing.T) {
+	for _, warm := range []int{0, 2} {
+		ran := false
+		wall, cpu := Timed(warm, func() {
+			ran = true
+			time.Sleep(2 * time.Millisecond)
+		})
+		if !ran {
+			t.Fatalf("warm %d: fn did not run", warm)
+		}
+		// The warm-up's spinning comes before the clock starts.
+		if wall < 2e6 || wall > 2e9 {
+			t.Errorf("warm %d: wall %v ns for a 2 ms sleep", warm, wall)
+		}
+		if _, ok := Process(); ok && cpu < 0 {
+			t.Errorf("warm %d: cpu %v with a process clock", warm, cpu)
+		} else if !ok && cpu != -1 {
+			t.Errorf("warm %d: cpu %v without a process clock, want -1", warm, cpu)
+		}
+	}
+}
