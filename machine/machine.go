@@ -149,7 +149,10 @@ func (o Overheads) LockSpin() (spinNs, rampNs float64) {
 }
 
 // Walk holds the synthesizer's tree-walking costs (the paper's
-// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL), in nanoseconds.
+// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL), in nanoseconds. The
+// zero Walk means "not calibrated": the synthesizer then measures them
+// itself (syn.MeasureWalk), on the machine that replays, which is the
+// only one they are true of.
 type Walk struct {
 	NodeNs float64 `json:"node_ns"`
 	CallNs float64 `json:"call_ns"`
@@ -214,6 +217,12 @@ type Memory struct {
 // busy core, median 15.5 µs, 90th percentile 30 µs) is the median of five
 // measurements there (490 to 590 a second, medians 14.6 to 17 µs, 90th
 // percentiles 25 to 31 µs).
+// Its Walk is zero: the synthesizer's walking costs depend on the
+// machine replaying as much as the overheads do, and it measures them
+// there in a quarter of a second (a fixed guess of 5 ns per node, 50 ns
+// per nested call, which this profile carried until a validation showed
+// it, was a fifth of the 24 ns per node measured on that VM, and held
+// syn's LU prediction at 1.14 against a real 1.22).
 // Calibrate on your own machine for better predictions.
 func Default() Profile {
 	return Profile{
@@ -238,7 +247,6 @@ func Default() Profile {
 			NoiseP50Ns:     15500,
 			NoiseP90Ns:     30000,
 		},
-		Walk: Walk{NodeNs: 5, CallNs: 50},
 	}
 }
 

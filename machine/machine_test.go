@@ -10,6 +10,7 @@ import (
 func TestSaveLoadRoundTrip(t *testing.T) {
 	p := Default()
 	p.CPU, p.Cores = "Test CPU", 16
+	p.Walk = Walk{NodeNs: 24, CallNs: 17}
 	p.Memory = &Memory{
 		Psi:           map[int]Fit{2: {Form: "linear", A: 1.35, B: 1758, R2: 0.99, MinX: 2000}},
 		Phi:           Fit{Form: "power", A: 101481, B: -0.964, R2: 0.95},
@@ -23,9 +24,17 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.CPU != p.CPU || q.Cores != 16 || q.Overheads != p.Overheads || q.Memory == nil ||
+	if q.CPU != p.CPU || q.Cores != 16 || q.Overheads != p.Overheads || q.Walk != p.Walk || q.Memory == nil ||
 		q.Memory.Psi[2] != p.Memory.Psi[2] || q.Memory.Phi != p.Memory.Phi {
 		t.Errorf("round trip changed the profile:\n got %+v\nwant %+v", q, p)
+	}
+}
+
+func TestDefaultLeavesWalkToTheSynthesizer(t *testing.T) {
+	// The synthesizer measures its walking costs where it replays when
+	// the profile has none; a built-in guess would be subtracted instead.
+	if w := Default().Walk; w != (Walk{}) {
+		t.Errorf("Default().Walk = %+v, want the zero Walk", w)
 	}
 }
 

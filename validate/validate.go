@@ -237,9 +237,8 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Machine.Version == 0 {
 		// Default overheads for ff; the synthesizer measures its own
-		// walking costs when none are given.
+		// walking costs (machine.Default has none).
 		c.Machine = machine.Default()
-		c.Machine.Walk = machine.Walk{}
 	}
 	switch c.Test {
 	case "", Test1, Test2:

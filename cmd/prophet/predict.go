@@ -303,12 +303,8 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // options returns the emulation options of the plan's machine profile.
-// Without a calibrated profile the synthesizer's walk costs are left zero,
-// so that it measures them on this machine itself.
+// Without a calibrated profile the synthesizer's walk costs are zero
+// (machine.Default), so that it measures them on this machine itself.
 func (pl *plan) options() emulate.Options {
-	opt := emulate.Options{Overheads: pl.machine.Overheads}
-	if pl.machineAt != "" {
-		opt.Walk = pl.machine.Walk
-	}
-	return opt
+	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
 }
