@@ -268,3 +268,27 @@ func TestCPURatio(t *testing.T) {
 		}
 	}
 }
+
+func TestSuperlinearNote(t *testing.T) {
+	static := par.Schedule{Policy: par.Static}
+	tests := []struct {
+		sub        subject
+		real, infl float64
+		want       []string
+		not        string
+	}{
+		{subject{test: Examples, sample: "fft"}, 2.3, 0.85, []string{"fft, static:", "2.30 on 2 threads", "0.85 of the serial run's", "more than 2-fold"}, ""},
+		{subject{test: Test2, sample: "7"}, 2.1, 0, []string{"test2 sample 7, static:", "2.10 on 2 threads"}, "CPU time"},
+	}
+	for _, tc := range tests {
+		got := superlinearNote(tc.sub, static, 2, tc.real, tc.infl)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("superlinearNote(%s) = %q, want it to contain %q", tc.sub.sample, got, w)
+			}
+		}
+		if tc.not != "" && strings.Contains(got, tc.not) {
+			t.Errorf("superlinearNote(%s) = %q, should not mention %q (unknown)", tc.sub.sample, got, tc.not)
+		}
+	}
+}
