@@ -274,21 +274,26 @@ func TestSuperlinearNote(t *testing.T) {
 	tests := []struct {
 		sub        subject
 		real, infl float64
-		want       []string
+		want       []string // all in the note; none: no note
 		not        string
 	}{
-		{subject{test: Examples, sample: "fft"}, 2.3, 0.85, []string{"fft, static:", "2.30 on 2 threads", "0.85 of the serial run's", "more than 2-fold"}, ""},
-		{subject{test: Test2, sample: "7"}, 2.1, 0, []string{"test2 sample 7, static:", "2.10 on 2 threads"}, "CPU time"},
+		{subject{test: Examples, sample: "fft"}, 2.3, 0.85, []string{"fft, static:", "2.30 on 2 threads", "did less work", "0.85 of the serial run's", "more than 2-fold"}, "other load"},
+		{subject{test: Examples, sample: "ep"}, 2.36, 1.00, []string{"ep, static:", "no less work", "1.00 of the serial run's", "other load"}, "caches"},
+		{subject{test: Test2, sample: "7"}, 2.1, 0, []string{"test2 sample 7, static:", "2.10 on 2 threads", "CPU time is unknown"}, "did less work"},
+		{subject{test: Examples, sample: "mandelbrot"}, 2.01, 0.97, nil, ""}, // within noise of 2
 	}
 	for _, tc := range tests {
 		got := superlinearNote(tc.sub, static, 2, tc.real, tc.infl)
+		if len(tc.want) == 0 && got != "" {
+			t.Errorf("superlinearNote(%s, %.2f) = %q, want no note", tc.sub.sample, tc.real, got)
+		}
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("superlinearNote(%s) = %q, want it to contain %q", tc.sub.sample, got, w)
 			}
 		}
 		if tc.not != "" && strings.Contains(got, tc.not) {
-			t.Errorf("superlinearNote(%s) = %q, should not mention %q (unknown)", tc.sub.sample, got, tc.not)
+			t.Errorf("superlinearNote(%s) = %q, should not say %q", tc.sub.sample, got, tc.not)
 		}
 	}
 }
