@@ -1482,9 +1482,7 @@ func (s *state) walk(g *gor, f *frame) step {
 				f.rep = 0
 			}
 			s.nLock++
-			if s.ov.LockNs > 0 {
-				g.clock += s.ov.LockNs
-			}
+			g.clock += s.ov.LockNs
 			g.clock += s.noisy(float64(c.len()) * s.burden)
 			lk.hold(g, g.clock)
 		default:
@@ -1554,10 +1552,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	if m < 2 || !s.gridBurden {
 		return 0
 	}
-	lockNs := 0.0
-	if s.ov.LockNs > 0 {
-		lockNs = s.ov.LockNs
-	}
+	lockNs := s.ov.LockNs
 	c := g.clock
 	a, l, b := s.scaled(r.preL), s.held(lr), s.scaled(r.postL)
 	p := a + lockNs + l + b
@@ -1686,13 +1681,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	if !r.oneL || jmax < 1 {
 		return false
 	}
-	lockNs, chunkNs := 0.0, 0.0
-	if s.ov.LockNs > 0 {
-		lockNs = s.ov.LockNs
-	}
-	if s.ov.ChunkNs > 0 {
-		chunkNs = s.ov.ChunkNs
-	}
+	lockNs, chunkNs := s.ov.LockNs, s.ov.ChunkNs
 	c := g.clock
 	a, l := s.scaled(r.preL), s.held(lr)
 	p := a + lockNs + l + s.scaled(r.postL)
@@ -1896,10 +1885,7 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		return false
 	}
 	m := s.p.kids(f.node)[f.i].count() - f.rep
-	spawnNs := 0.0
-	if s.ov.SpawnNs > 0 {
-		spawnNs = s.ov.SpawnNs
-	}
+	spawnNs := s.ov.SpawnNs
 	c := g.clock
 	if m < 2 || !isInt(c) || !isInt(spawnNs) || c < s.now || c+float64(m)*spawnNs >= maxExact {
 		return false

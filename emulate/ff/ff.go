@@ -249,8 +249,15 @@ type charges struct {
 }
 
 // charges returns the charges for ov: the wake-up latency samples and
-// the overheads, both rounded to the grid unless e.exactGrid.
+// the overheads, both rounded to the grid unless e.exactGrid. The costs
+// of fork, join, chunk, spawn and lock that are not positive are 0, so
+// the engine adds them as they are.
 func (e *Emulator) charges(ov machine.Overheads) charges {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs} {
+		if !(*x > 0) {
+			*x = 0
+		}
+	}
 	if e.exactGrid {
 		return charges{wakeLatenciesExact(ov, e.WakeSamples), ov}
 	}

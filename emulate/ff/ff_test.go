@@ -841,3 +841,18 @@ func TestSectionsRotate(t *testing.T) {
 		t.Errorf("rotation order %v, want %v", order, want)
 	}
 }
+
+func TestNonPositiveChargesAreZero(t *testing.T) {
+	// Costs of fork, join, chunk, spawn and lock below zero charge
+	// nothing, in the event loop and in the closed forms alike.
+	sec := tree.Sec("s", tree.Run(40, tree.Task("t", tree.U(3000), tree.L(1, 1000), tree.U(2000))),
+		tree.Task("last", tree.U(7000)))
+	neg := machine.Overheads{ForkNs: -100, JoinNs: -5000, ChunkNs: -17, SpawnNs: -420, LockNs: -12}
+	for _, s := range allSchedules {
+		for _, threads := range []int{1, 2, 3} {
+			if got, want := emu(t, nil, sec, threads, s, neg), emu(t, nil, sec, threads, s, machine.Overheads{}); got != want {
+				t.Errorf("%s, %d threads: %g ns with negative costs, want %g as with none", s, threads, got, want)
+			}
+		}
+	}
+}

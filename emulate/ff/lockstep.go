@@ -135,11 +135,8 @@ func (s *state) lockstep() bool {
 	default:
 		return false
 	}
-	lockNs, chunkNs := 0.0, 0.0
-	if s.ov.LockNs > 0 {
-		lockNs = s.ov.LockNs
-	}
-	if dyn && s.ov.ChunkNs > 0 {
+	lockNs, chunkNs := s.ov.LockNs, 0.0
+	if dyn {
 		chunkNs = s.ov.ChunkNs
 	}
 	lr := s.scaled(shape.lenL)
@@ -272,10 +269,7 @@ func (s *state) lockstepSpawn() bool {
 		return false
 	}
 	shape, tm := top0.run, g0.team
-	lockNs := 0.0
-	if s.ov.LockNs > 0 {
-		lockNs = s.ov.LockNs
-	}
+	lockNs := s.ov.LockNs
 	lr := s.scaled(shape.lenL)
 	hold := lockNs + s.held(lr)
 	tail := hold + s.scaled(shape.postL)
@@ -491,10 +485,7 @@ func (s *state) lockstepPure() bool {
 	}
 	r := &tm.info.runs[tm.cur.run]
 	cs := int64(chunk(s.sched))
-	chunkNs := 0.0
-	if s.ov.ChunkNs > 0 {
-		chunkNs = s.ov.ChunkNs
-	}
+	chunkNs := s.ov.ChunkNs
 	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
