@@ -56,6 +56,21 @@ type Config struct {
 	// Repeats is how many times each real run (serial and parallel) is
 	// repeated; the median counts (default 5).
 	Repeats int
+	// MaxRepeats bounds the rounds of runs of a measurement whose
+	// median has not settled after Repeats rounds (default 3×Repeats;
+	// Repeats or less: never more than Repeats). A median has settled
+	// when its confidence interval spans at most SettleWidth of it (see
+	// settled), for the serial runs, each schedule's and thread count's
+	// parallel runs and each synthesizer prediction. Some samples' real runs are bimodal: on
+	// the project's VM, a Test2 sample spawning many tasks on two
+	// contended locks ran at 1.30-1.45 in three runs of four, when the
+	// woken lock waiters waited behind their waker and the mutex never
+	// starved, and at 1.65-1.92 in the fourth, when it starved and
+	// handed the lock over directly; the median of five such runs lands
+	// in either mode, and so does the synthesizer's (it replays real
+	// mutexes), so the two disagreed by 24% where their distributions
+	// agreed. Ignored with Fastest.
+	MaxRepeats int
 	// Fastest takes the fastest of the repeated real runs instead of
 	// their median, and the synthesizer's fastest replay likewise: on a
 	// machine shared with other work, the fastest run is the one least
@@ -119,6 +134,10 @@ type Row struct {
 	// Spread is the relative spread ((max − min) / median) of the real
 	// parallel runs: how noisy the truth was.
 	Spread float64 `json:"spread"`
+	// Rounds is the number of rounds of real runs (and synthesizer
+	// replays) behind the medians: Config.Repeats, or more where a
+	// median had not settled (see Config.MaxRepeats).
+	Rounds int `json:"rounds"`
 	// CPUInflation is the CPU time the process spent in a real parallel
 	// run over what it spent in the serial run of the same round (the
 	// median over the rounds; 0 where the system has no CPU-time clock).
@@ -222,6 +241,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Repeats < 0 {
 		return c, fmt.Errorf("repeats %d: must be positive", c.Repeats)
+	}
+	if c.MaxRepeats == 0 {
+		c.MaxRepeats = 3 * c.Repeats
+	}
+	if c.MaxRepeats < 0 {
+		return c, fmt.Errorf("max repeats %d: must be positive", c.MaxRepeats)
+	}
+	if c.MaxRepeats < c.Repeats || c.Fastest {
+		c.MaxRepeats = c.Repeats
 	}
 	if c.Scale == 0 {
 		c.Scale = 1
@@ -328,6 +356,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		bar.Add(1)
 	}
 	rep.Notes = append(rep.Notes, m.notes...)
+	if m.extended > 0 {
+		text := fmt.Sprintf("%d of %d measurements took more than %d rounds of runs (up to %d), their medians not settled (the runs around the median more than %.0f%% apart: runs in two modes, such as a lock convoy or not, or a disturbed stretch)", m.extended, m.measured, cfg.Repeats, cfg.MaxRepeats, 100*SettleWidth)
+		if m.unsettled > 0 {
+			text += fmt.Sprintf("; %d had still not settled", m.unsettled)
+		}
+		rep.Notes = append(rep.Notes, text)
+	}
 	if m.retaken > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d rounds of real runs were taken again because the cores were busy right after them", m.retaken))
 	}
@@ -404,6 +439,10 @@ type measurer struct {
 	// those that started without them; retaken the rounds of real runs
 	// taken again because the cores were busy right after them.
 	gated, busy, retaken int
+	// measured counts the subjects measured, extended those that took
+	// more than Repeats rounds, unsettled those whose medians had still
+	// not settled after MaxRepeats.
+	measured, extended, unsettled int
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -545,7 +584,29 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
 	redo := m.cfg.Repeats // rounds that may be taken again
-	for r := 0; r < m.cfg.Repeats; r++ {
+	// unsettled reports whether a median that counts has not settled.
+	unsettled := func() bool {
+		if !settled(serial) {
+			return true
+		}
+		for _, xs := range par {
+			if !settled(xs) {
+				return true
+			}
+		}
+		for _, xs := range synPar {
+			if !settled(xs) {
+				return true
+			}
+		}
+		return false
+	}
+	m.measured++
+	r := 0
+	for ; r < m.cfg.Repeats || (r < m.cfg.MaxRepeats && unsettled()); r++ {
+		if r == m.cfg.Repeats {
+			m.extended++
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -602,6 +663,9 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 	runtime.GOMAXPROCS(procs)
+	if r > m.cfg.Repeats && unsettled() {
+		m.unsettled++
+	}
 	stat := median
 	if m.cfg.Fastest {
 		stat = slices.Min[[]float64]
@@ -643,7 +707,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
 				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
-				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: spread(par[k]),
+				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: spread(par[k]), Rounds: len(serial),
 				CPUInflation: cpuInfl,
 			})
 		}
@@ -703,6 +767,32 @@ func median(xs []float64) float64 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// SettleWidth is the widest span, relative to their median, of the
+// confidence interval of a measurement's median for which the median
+// has settled (see Config.MaxRepeats): a third of the gap between the
+// modes of the bimodal samples seen (25-35%).
+const SettleWidth = 0.10
+
+// settled reports whether the median of xs has settled: the order
+// statistics (n−1)/2 ± √n/2 (rounded), a distribution-free confidence
+// interval of about 68% for the median, span at most SettleWidth of it.
+// For five values that is the second to the fourth, so one outlier
+// leaves the median settled and two values from one mode and three from
+// another do not; for fifteen it is the sixth to the tenth, so a second
+// mode in a quarter of the runs leaves it settled.
+func settled(xs []float64) bool {
+	n := len(xs)
+	if n < 3 {
+		return true
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	mid, half := float64(n-1)/2, math.Sqrt(float64(n))/2
+	lo := max(int(math.Round(mid-half)), 0)
+	hi := min(int(math.Round(mid+half)), n-1)
+	return s[hi]-s[lo] <= SettleWidth*median(s)
 }
 
 // spread returns (max − min) / median of xs: with the few repeats taken

@@ -10,6 +10,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,6 +177,7 @@ func TestRunBadConfig(t *testing.T) {
 		{"only too many threads", Config{Threads: []int{runtime.NumCPU() + 1}}},
 		{"unknown emulator", Config{Emulators: []string{"oracle"}}},
 		{"negative repeats", Config{Repeats: -2}},
+		{"negative max repeats", Config{MaxRepeats: -1}},
 		{"bad scale", Config{Scale: -1}},
 		{"unknown kernel", Config{Examples: true, Kernels: []string{"nosuch"}}},
 	} {
@@ -265,6 +267,56 @@ func TestCPURatio(t *testing.T) {
 	for _, tc := range tests {
 		if got := cpuRatio(tc.par, tc.ser); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: cpuRatio(%v, %v) = %v, want %v", tc.name, tc.par, tc.ser, got, tc.want)
+		}
+	}
+}
+
+func TestSettled(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		want bool
+	}{
+		{"too few to tell", []float64{1, 2}, true},
+		{"tight", []float64{1.40, 1.41, 1.39, 1.42, 1.38}, true},
+		{"one outlier of five", []float64{1.40, 1.41, 1.39, 1.85, 1.38}, true},
+		{"two modes, two and three", []float64{1.40, 1.85, 1.39, 1.86, 1.38}, false},
+		{"two modes, three and two", []float64{1.40, 1.85, 1.84, 1.86, 1.38}, false},
+		{"three values, one off", []float64{1.40, 1.41, 1.85}, false},
+		{"a quarter of fifteen in the other mode", []float64{1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.85, 1.84, 1.86, 1.83}, true},
+		{"two fifths of fifteen in the other mode", []float64{1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.41, 1.39, 1.42, 1.85, 1.84, 1.86, 1.83, 1.85, 1.84}, false},
+		{"width just within", []float64{0.951, 1, 1.05}, true},
+		{"width just past", []float64{0.95, 1, 1.0501}, false},
+	}
+	for _, tc := range tests {
+		xs := slices.Clone(tc.xs)
+		if got := settled(tc.xs); got != tc.want {
+			t.Errorf("%s: settled(%v) = %v, want %v", tc.name, tc.xs, got, tc.want)
+		}
+		if !slices.Equal(xs, tc.xs) {
+			t.Errorf("%s: settled reordered its argument", tc.name)
+		}
+	}
+}
+
+func TestMaxRepeatsDefaults(t *testing.T) {
+	tests := []struct {
+		cfg  Config
+		want int
+	}{
+		{Config{}, 15},
+		{Config{Repeats: 3}, 9},
+		{Config{Repeats: 5, MaxRepeats: 7}, 7},
+		{Config{Repeats: 5, MaxRepeats: 2}, 5},
+		{Config{Repeats: 5, Fastest: true}, 5},
+	}
+	for _, tc := range tests {
+		c, err := tc.cfg.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.MaxRepeats != tc.want {
+			t.Errorf("Repeats %d, MaxRepeats %d, Fastest %v: MaxRepeats %d after defaults, want %d", tc.cfg.Repeats, tc.cfg.MaxRepeats, tc.cfg.Fastest, c.MaxRepeats, tc.want)
 		}
 	}
 }

@@ -30,6 +30,11 @@ count. A sample is reproducible from its seed.
 Thread counts above this machine's cores are skipped: a real run there does
 not measure the machine being predicted.
 
+Each measurement takes --repeats rounds of real runs (and syn replays) and
+compares medians. Where the runs around a median still span more than 10%
+of it (runs in two modes, such as a lock convoy or not, or a disturbed
+stretch), it takes more rounds, up to --max-repeats.
+
 The goroutine overheads ff charges come from --machine, else from the saved
 machine profile (prophet calibrate); with neither, validate measures them on
 this machine first (about 2 seconds), since defaults measured elsewhere
@@ -45,6 +50,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		emus := fs.String("emulator", "ff,syn", "emulators to check")
 		seed := fs.Uint64("seed", 1, "seed the samples are drawn from")
 		repeats := fs.Int("repeats", 5, "real runs per measurement (the median counts)")
+		maxRepeats := fs.Int("max-repeats", 0, "real runs per measurement at most, where the median of --repeats runs has not settled (0: 3×--repeats)")
 		scale := fs.Float64("scale", 1, "sample (or kernel) size relative to the default")
 		examples := fs.Bool("examples", false, "validate the bundled example kernels instead of generated samples")
 		format := fs.String("format", "table", "output format: table or json")
@@ -67,6 +73,9 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		}
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
+		}
+		if *maxRepeats < 0 {
+			return usagef("--max-repeats must not be negative")
 		}
 		if err := tree.CheckTolerance(*tol); err != nil {
 			return usagef("--%v", err)
@@ -111,7 +120,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		}
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
-			Emulators: el, Repeats: *repeats, Examples: *examples, Scale: *scale,
+			Emulators: el, Repeats: *repeats, MaxRepeats: *maxRepeats, Examples: *examples, Scale: *scale,
 			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol,
 			Kernels: splitList(*kernelList),
 		})
