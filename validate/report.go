@@ -41,20 +41,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 // WriteRows writes every row as a plain table: one line per sample,
 // emulator, schedule and thread count, with the spread of the real runs,
-// the ratio of recorded work to the real serial time (both tell a noisy
+// the rounds of runs taken (more than Config.Repeats where a median had
+// not settled), the ratio of recorded work to the real serial time (both tell a noisy
 // measurement from a wrong prediction) and the real runs' CPU inflation
 // (which tells a memory effect from a scheduling one; "-" where
 // unknown).
 func (r *Report) WriteRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trecorded/serial\tcpu inflation\tdescription")
+	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tdescription")
 	for _, x := range r.Rows {
 		infl := "-"
 		if x.CPUInflation > 0 {
 			infl = fmt.Sprintf("%.3f", x.CPUInflation)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%.3f\t%s\t%s\n",
-			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.RecordedNs/x.SerialNs, infl, x.Desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\n",
+			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, x.Desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the validation rows: %w", err)

@@ -54,6 +54,10 @@ func TestSmoke(t *testing.T) {
 		if r.Predicted <= 0 || r.Real <= 0 {
 			t.Errorf("row %+v: non-positive speedup", r)
 		}
+		if r.Rounds != 1 {
+			// One round cannot tell an unsettled median: no more.
+			t.Errorf("row %+v: %d rounds, want 1", r, r.Rounds)
+		}
 		if d := r.Error - math.Abs(r.Predicted-r.Real)/r.Real; math.Abs(d) > 1e-12 {
 			t.Errorf("row %+v: error does not match |predicted − real| / real", r)
 		}
@@ -82,8 +86,8 @@ func TestSmoke(t *testing.T) {
 	if err := rep.WriteRows(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Count(rows.String(), "\n"), len(rep.Rows)+1; got != want || !strings.Contains(rows.String(), "cpu inflation") {
-		t.Errorf("rows table has %d lines (want %d) or lacks the cpu inflation column:\n%s", got, want, rows.String())
+	if got, want := strings.Count(rows.String(), "\n"), len(rep.Rows)+1; got != want || !strings.Contains(rows.String(), "cpu inflation") || !strings.Contains(rows.String(), "rounds") {
+		t.Errorf("rows table has %d lines (want %d) or lacks the cpu inflation or rounds column:\n%s", got, want, rows.String())
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
