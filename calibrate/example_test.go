@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/parallel-prophet/prophet/calibrate"
+	"github.com/parallel-prophet/prophet/machine"
 )
 
 // Fitting Ψ_4 to points on the paper's logarithmic curve recovers it.
@@ -17,4 +18,17 @@ func ExampleFitBest() {
 	f, _ := calibrate.FitBest(x, y)
 	fmt.Printf("%s: %.0f·ln δ %+.0f, R² %.2f\n", f.Form, f.A, f.B, f.R2)
 	// Output: log: 5756·ln δ -38805, R² 1.00
+}
+
+// MedianOverheads takes each overhead's median over several
+// measurements, so that one taken in a disturbed moment does not decide.
+func ExampleMedianOverheads() {
+	runs := []machine.Overheads{
+		{LockHandoffNs: 101e3, WakeP50Ns: 15e3, WakeP90Ns: 21e3},
+		{LockHandoffNs: 120e3, WakeP50Ns: 18e3, WakeP90Ns: 40e3}, // disturbed
+		{LockHandoffNs: 104e3, WakeP50Ns: 16e3, WakeP90Ns: 25e3},
+	}
+	ov := calibrate.MedianOverheads(runs)
+	fmt.Printf("hand-off %.0f µs, wake-up p50 %.0f µs, p90 %.0f µs\n", ov.LockHandoffNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3)
+	// Output: hand-off 104 µs, wake-up p50 16 µs, p90 25 µs
 }

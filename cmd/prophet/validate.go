@@ -37,9 +37,10 @@ stretch), it takes more rounds, up to --max-repeats.
 
 The goroutine overheads ff charges come from --machine, else from the saved
 machine profile (prophet calibrate); with neither, validate measures them on
-this machine first (about 2 seconds), since defaults measured elsewhere
-(or on another day of a shared VM) misjudge lock hand-offs and core
-wake-ups; --calibrate=false uses the built-in defaults instead.`,
+this machine first (three times, each overhead's median; about 6 seconds),
+since defaults measured elsewhere (or on another day of a shared VM)
+misjudge lock hand-offs and core wake-ups; --calibrate=false uses the
+built-in defaults instead.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -109,7 +110,7 @@ wake-ups; --calibrate=false uses the built-in defaults instead.`,
 		defer stop()
 		if src == "" && *calib {
 			bar := progress.New(e.stderr, "calibrate overheads", 0)
-			ov, err := calibrate.MeasureOverheads(ctx, bar.Report)
+			ov, err := calibrate.MeasureOverheadsMedian(ctx, 3, bar.Report)
 			bar.Done()
 			if err != nil {
 				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)
