@@ -602,9 +602,10 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		return false
 	}
 	m.measured++
-	r := 0
+	r, extended := 0, false
 	for ; r < m.cfg.Repeats || (r < m.cfg.MaxRepeats && unsettled()); r++ {
-		if r == m.cfg.Repeats {
+		if r == m.cfg.Repeats && !extended {
+			extended = true // once: a round taken again comes back here
 			m.extended++
 		}
 		if err := ctx.Err(); err != nil {
@@ -663,7 +664,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 	runtime.GOMAXPROCS(procs)
-	if r > m.cfg.Repeats && unsettled() {
+	if extended && unsettled() {
 		m.unsettled++
 	}
 	stat := median
