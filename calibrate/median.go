@@ -3,10 +3,8 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/parallel-prophet/prophet/machine"
-	"gonum.org/v1/gonum/stat"
 )
 
 // MeasureOverheadsMedian runs MeasureOverheads n times (n < 1 counts as
@@ -41,17 +39,16 @@ func MeasureOverheadsMedian(ctx context.Context, n int, progress func(done, tota
 // NoiseP50Ns).
 func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 	var out machine.Overheads
-	if len(runs) == 0 {
-		return out
+	fields := make([][]*float64, len(runs))
+	for i := range runs {
+		fields[i] = overheadFields(&runs[i])
 	}
-	dst := overheadFields(&out)
 	xs := make([]float64, len(runs))
-	for f := range dst {
+	for f, dst := range overheadFields(&out) {
 		for i := range runs {
-			xs[i] = *overheadFields(&runs[i])[f]
+			xs[i] = *fields[i][f]
 		}
-		sort.Float64s(xs)
-		*dst[f] = stat.Quantile(0.5, stat.Empirical, xs, nil)
+		*dst = quantile(0.5, xs)
 	}
 	return out
 }

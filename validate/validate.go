@@ -61,15 +61,15 @@ type Config struct {
 	// Repeats or less: never more than Repeats). A median has settled
 	// when its confidence interval spans at most SettleWidth of it (see
 	// settled), for the serial runs, each schedule's and thread count's
-	// parallel runs and each synthesizer prediction. Some samples' real runs are bimodal: on
-	// the project's VM, a Test2 sample spawning many tasks on two
-	// contended locks ran at 1.30-1.45 in three runs of four, when the
-	// woken lock waiters waited behind their waker and the mutex never
-	// starved, and at 1.65-1.92 in the fourth, when it starved and
-	// handed the lock over directly; the median of five such runs lands
-	// in either mode, and so does the synthesizer's (it replays real
-	// mutexes), so the two disagreed by 24% where their distributions
-	// agreed. Ignored with Fastest.
+	// parallel runs and each synthesizer prediction. Some samples' real
+	// runs are bimodal: on the project's VM, a Test2 sample spawning many
+	// tasks on two contended locks ran at 1.30-1.45 in two runs of three
+	// to three of four, when the woken lock waiters waited behind their
+	// waker and the mutex never starved, and at 1.65-1.92 otherwise, when
+	// it starved and handed the lock over directly; the median of five
+	// such runs lands in either mode, and so does the synthesizer's (it
+	// replays real mutexes), so the two disagreed by 24% where their
+	// distributions agreed. Ignored with Fastest.
 	MaxRepeats int
 	// Fastest takes the fastest of the repeated real runs instead of
 	// their median, and the synthesizer's fastest replay likewise: on a
