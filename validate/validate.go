@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate/syn"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -134,6 +134,10 @@ type Row struct {
 	// Spread is the relative spread ((max − min) / median) of the real
 	// parallel runs: how noisy the truth was.
 	Spread float64 `json:"spread"`
+	// RealLow and RealHigh are the lowest and highest of the rounds'
+	// real speedups (each round's serial run over its parallel run).
+	RealLow  float64 `json:"real_low"`
+	RealHigh float64 `json:"real_high"`
 	// Rounds is the number of rounds of real runs (and synthesizer
 	// replays) behind the medians: Config.Repeats, or more where a
 	// median had not settled (see Config.MaxRepeats).
@@ -178,26 +182,16 @@ type Report struct {
 	// speedups measured on a loaded machine are noisy.
 	LoadBefore float64 `json:"load_before,omitempty"`
 	LoadAfter  float64 `json:"load_after,omitempty"`
+	// OthersCores is how many of this process's cores other programs
+	// kept busy, on average, while the rounds of real runs and replays
+	// were timed (from the kernel's CPU accounting less this process's
+	// own CPU time; 0 where the system does not say). Disturbed is
+	// OthersCores of a quarter of a core or more: the real speedups then
+	// measure the contention as much as the programs, and a note says so.
+	OthersCores float64 `json:"others_cores"`
+	Disturbed   bool    `json:"disturbed"`
 	// Overheads are the goroutine costs ff charged (Config.Machine's).
 	Overheads machine.Overheads `json:"overheads"`
-}
-
-// loadAverage returns the 1-minute load average, or 0 where the system
-// does not say.
-func loadAverage() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0
-	}
-	return v
 }
 
 // subject is something validate can measure: a generated program or a
@@ -310,16 +304,66 @@ func SampleSeed(seed uint64, test string, i int) uint64 {
 // and reports the error of every prediction. It stops early, returning
 // ctx's error, when ctx is cancelled.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	cfg, err := cfg.withDefaults()
+	rep, m, err := begin(cfg)
+	if err != nil {
+		return nil, err
+	}
+	subjects, err := m.cfg.subjects()
 	if err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
-	start := time.Now()
-	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: loadAverage(), Overheads: cfg.Machine.Overheads}
+	bar := progress.New(m.cfg.Progress, "validate", len(subjects))
+	defer bar.Done()
+	for _, sub := range subjects {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows, err := m.measure(ctx, sub)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s sample %s: %w", sub.test, sub.sample, err)
+		}
+		rep.Rows = append(rep.Rows, rows...)
+		bar.Add(1)
+	}
+	m.finish(rep)
+	return rep, nil
+}
+
+// CompareKernel measures the real speedups of kernel k, called name,
+// against the predictions for tr, a recording of its serial version
+// that the caller made: rounds of real runs (serial, then the parallel
+// version with its own schedule at each of cfg.Threads) and synthesizer
+// replays, as Run measures every kernel with cfg.Examples, but without
+// recording k again, so that the predictions compared are those of tr.
+// cfg's Test, Samples, Schedules, Examples, Kernels, Scale and Tolerance
+// are ignored.
+func CompareKernel(ctx context.Context, name string, k kernels.Kernel, tr *tree.Tree, cfg Config) (*Report, error) {
+	rep, m, err := begin(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sub := kernelSubject(name, k)
+	rows, err := m.compare(ctx, sub, tr)
+	if err != nil {
+		return nil, fmt.Errorf("validate: %s: %w", name, err)
+	}
+	rep.Rows = rows
+	m.finish(rep)
+	return rep, nil
+}
+
+// begin applies cfg's defaults and starts a report and a measurer for
+// it: the emulators made, the thread counts this machine can run.
+func begin(cfg Config) (*Report, *measurer, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, nil, fmt.Errorf("validate: %w", err)
+	}
+	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}
 	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
 	for i, name := range cfg.Emulators {
 		if emus[i], err = newEmulator(name); err != nil {
-			return nil, fmt.Errorf("validate: %w", err)
+			return nil, nil, fmt.Errorf("validate: %w", err)
 		}
 	}
 	var threads, skipped []int
@@ -334,27 +378,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("thread counts %v skipped: this machine has %d cores, so a real run there would not measure the machine being predicted", skipped, rep.Cores))
 	}
 	if len(threads) == 0 {
-		return nil, fmt.Errorf("validate: no thread count between 1 and this machine's %d cores", rep.Cores)
+		return nil, nil, fmt.Errorf("validate: no thread count between 1 and this machine's %d cores", rep.Cores)
 	}
+	m := &measurer{cfg: cfg, threads: threads, emus: emus, opt: emulate.Options{Overheads: cfg.Machine.Overheads, Walk: cfg.Machine.Walk}, noted: map[string]bool{}, start: time.Now()}
+	return rep, m, nil
+}
 
-	subjects, err := cfg.subjects()
-	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
-	}
-	bar := progress.New(cfg.Progress, "validate", len(subjects))
-	defer bar.Done()
-	m := measurer{cfg: cfg, threads: threads, emus: emus, opt: emulate.Options{Overheads: cfg.Machine.Overheads, Walk: cfg.Machine.Walk}, noted: map[string]bool{}}
-	for _, sub := range subjects {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rows, err := m.measure(ctx, sub)
-		if err != nil {
-			return nil, fmt.Errorf("validate: %s sample %s: %w", sub.test, sub.sample, err)
-		}
-		rep.Rows = append(rep.Rows, rows...)
-		bar.Add(1)
-	}
+// finish completes rep with the measurer's notes, the machine's load
+// and the summary.
+func (m *measurer) finish(rep *Report) {
+	cfg := m.cfg
 	rep.Notes = append(rep.Notes, m.notes...)
 	if m.extended > 0 {
 		text := fmt.Sprintf("%d of %d measurements took more than %d rounds of runs (up to %d), their medians not settled (the runs around the median more than %.0f%% apart: runs in two modes, such as a lock convoy or not, or a disturbed stretch)", m.extended, m.measured, cfg.Repeats, cfg.MaxRepeats, 100*SettleWidth)
@@ -369,15 +402,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if m.busy > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs and replays) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
 	}
-	rep.LoadAfter = loadAverage()
-	// Validation itself keeps every core busy; more than that is
-	// someone else's work.
-	if load := max(rep.LoadBefore, rep.LoadAfter); load > float64(rep.Cores)+0.5 {
+	rep.LoadAfter = hostload.Average()
+	if m.timedWall > 0 {
+		rep.OthersCores = m.othersCoreNs / m.timedWall
+	}
+	if rep.Disturbed = rep.OthersCores >= hostload.DisturbedCores; rep.Disturbed {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the comparison was disturbed: other programs kept %.1f of this machine's %d cores busy on average while the real runs were timed, so the real speedups measure that contention as much as the programs, and the errors are not the emulators'", rep.OthersCores, rep.Cores))
+	} else if load := max(rep.LoadBefore, rep.LoadAfter); load > float64(rep.Cores)+0.5 {
+		// Validation itself keeps every core busy; more than that is
+		// someone else's work.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, rep.Cores))
 	}
 	rep.Summary = Summarize(rep.Rows)
-	rep.ElapsedNs = int64(time.Since(start))
-	return rep, nil
+	rep.ElapsedNs = int64(time.Since(m.start))
 }
 
 // subjects lists what cfg asks to measure.
@@ -399,8 +436,7 @@ func (c Config) subjects() ([]subject, error) {
 				if err != nil {
 					return err
 				}
-				s.desc, s.reset, s.serial, s.parallel, s.check = k.Describe(), k.Reset, k.Serial, k.Parallel, k.Check
-				s.schedules = []par.Schedule{k.Schedule()}
+				*s = kernelSubject(name, k)
 				return nil
 			}})
 		}
@@ -427,6 +463,16 @@ func (c Config) subjects() ([]subject, error) {
 	return out, nil
 }
 
+// kernelSubject is kernel k, called name, as a subject measured with
+// its own schedule.
+func kernelSubject(name string, k kernels.Kernel) subject {
+	return subject{
+		test: Examples, sample: name, desc: k.Describe(),
+		reset: k.Reset, serial: k.Serial, parallel: k.Parallel, check: k.Check,
+		schedules: []par.Schedule{k.Schedule()},
+	}
+}
+
 // measurer measures subjects.
 type measurer struct {
 	cfg     Config
@@ -443,6 +489,12 @@ type measurer struct {
 	// more than Repeats rounds, unsettled those whose medians had still
 	// not settled after MaxRepeats.
 	measured, extended, unsettled int
+	// othersCoreNs is the CPU time other programs used on this
+	// process's cores while rounds of timed runs ran, timedWall those
+	// rounds' wall time (both in nanoseconds); start is when the
+	// measurer was made.
+	othersCoreNs, timedWall float64
+	start                   time.Time
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -452,7 +504,7 @@ func (m *measurer) quiet(ctx context.Context, t int) {
 		return
 	}
 	m.gated++
-	if !waitQuiet(ctx, t, m.cfg.QuietWait) {
+	if !hostload.WaitQuiet(ctx, t, m.cfg.QuietWait) {
 		m.busy++
 	}
 }
@@ -476,6 +528,21 @@ func (m *measurer) note(key, text string) {
 func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	reset()
 	return cputime.Timed(warm, fn)
+}
+
+// roundRange returns the lowest and highest of the rounds' speedups,
+// ser[i] / par[i] (zeros for no rounds).
+func roundRange(ser, par []float64) (low, high float64) {
+	for i := range min(len(ser), len(par)) {
+		r := ser[i] / par[i]
+		if i == 0 || r < low {
+			low = r
+		}
+		if i == 0 || r > high {
+			high = r
+		}
+	}
+	return low, high
 }
 
 // cpuRatio returns the median of the rounds' ratios of parallel to
@@ -538,6 +605,13 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 
+	return m.compare(ctx, sub, tr)
+}
+
+// compare measures sub's real speedups, rounds of real runs with
+// synthesizer replays between them, and returns a row for each
+// emulator's prediction for tr, schedule and thread count.
+func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]Row, error) {
 	// Real runs, interleaved so that drifting machine load touches
 	// serial and parallel runs alike.
 	type key struct {
@@ -613,6 +687,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 		// One wait for quiet cores per round of runs.
 		m.quiet(ctx, maxThreads)
+		meter := hostload.Start()
 		runtime.GOMAXPROCS(procs)
 		ser, serCPU := timed(procs, sub.reset, sub.serial)
 		round := make(map[key]float64, len(keys))
@@ -643,11 +718,15 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				roundSyn[sk] = res.ParallelNs
 			}
 		}
+		if u := meter.Stop(); u.OK {
+			m.othersCoreNs += u.OthersCores * float64(u.Wall)
+			m.timedWall += float64(u.Wall)
+		}
 		// A round after which the cores are no longer free may have
 		// been disturbed too: take it again (a bounded number of
 		// times). The check looks at the machine only, never at the
 		// times measured.
-		if m.cfg.QuietWait > 0 && redo > 0 && !coresFree(maxThreads) {
+		if m.cfg.QuietWait > 0 && redo > 0 && !hostload.CoresFree(maxThreads) {
 			redo--
 			m.retaken++
 			r--
@@ -679,6 +758,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		pm := stat(par[k])
 		real := serialMed / pm
 		cpuInfl := cpuRatio(parCPU[k], serialCPU)
+		low, high := roundRange(serial, par[k])
 		if note := superlinearNote(sub, k.s, k.t, real, cpuInfl); note != "" {
 			m.note("superlinear/"+sub.test+"/"+sub.sample+"/"+k.s.String()+"/"+strconv.Itoa(k.t), note)
 		}
@@ -709,6 +789,7 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: spread(par[k]), Rounds: len(serial),
+				RealLow: low, RealHigh: high,
 				CPUInflation: cpuInfl,
 			})
 		}
