@@ -28,9 +28,9 @@ critical path, the region that limits scaling first.`,
 		fs := newFlags(c, e)
 		format := fs.String("format", "table", "output format: table or json")
 		threads := fs.String("threads", "1,2,4,8,16,32,64", "thread counts for the speedup bounds")
-		machinePath := fs.String("machine", "", "machine profile whose overheads the burdened span charges")
+		machinePath := fs.String("machine", "", "machine profile whose overheads the burdened span charges "+machineFlagDefault)
 		most := fs.Int("regions", 15, "regions to list (0: all)")
-		t, th, m, err := profileCommand(fs, args, format, []string{"table", "json"}, threads, machinePath)
+		t, th, m, err := profileCommand(e, fs, args, format, []string{"table", "json"}, threads, machinePath, true)
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ a bare section or task name works when it is unambiguous.`,
 		case *target < 0 || (*target > 0 && *target <= 1):
 			return usagef("--target-parallelism: P must be greater than 1, got %g", *target)
 		}
-		pl, t, err := pf.load(path)
+		pl, t, err := pf.load(e, path)
 		if err != nil {
 			return err
 		}

@@ -25,11 +25,15 @@ core loses its goroutine to an interrupt) that the fast-forward emulator
 charges, the synthesizer's tree-walking costs, and the memory
 model's fits: total memory traffic of t threads against one thread's (Ψ_t)
 and stall cycles per DRAM access against traffic (Φ). Takes about a minute
-on 2 cores. With --overheads only the goroutine costs are measured (seconds).
+on 2 cores. With --overheads only the goroutine costs are measured (about 7
+seconds: each overhead the median of three measurements).
 
-predict, report and analyze read the profile from --machine FILE, or from the
-default path (the user's configuration directory, prophet/machine.json),
-which is where calibrate writes when -o is not given.`,
+demo, predict, report, whatif, analyze and validate read the profile from
+--machine FILE, or from the default path (the user's configuration
+directory, prophet/machine.json), which is where calibrate writes when -o is
+not given. Where none is saved there, or the one saved was measured on
+another machine, they measure the overheads as --overheads does and save
+them there first.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -40,6 +44,9 @@ which is where calibrate writes when -o is not given.`,
 		}
 		if fs.NArg() != 0 {
 			return usagef("calibrate: takes no arguments, got %q", fs.Args())
+		}
+		if err := e.checked(); err != nil {
+			return err
 		}
 		path := *out
 		if path == "" {
@@ -56,6 +63,9 @@ which is where calibrate writes when -o is not given.`,
 		defer stop()
 		res, err := calibrate.Run(ctx, calibrate.Options{
 			SkipMemory: *onlyOverheads,
+			Overheads: func(ctx context.Context, p func(done, total int)) (machine.Overheads, error) {
+				return calibrate.MeasureOverheadsMedian(ctx, firstUseRepeats, p)
+			},
 			Walk: func(context.Context) (machine.Walk, error) {
 				return syn.MeasureWalk(), nil
 			},

@@ -2,18 +2,27 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/ff"
+	"github.com/parallel-prophet/prophet/emulate/syn"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
-	"github.com/parallel-prophet/prophet/report"
+	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
+	"github.com/parallel-prophet/prophet/validate"
 )
 
 func demoCommand() *command {
@@ -24,25 +33,47 @@ func demoCommand() *command {
 		long: `Runs the whole of prophet on a bundled example: profiles the annotated serial
 LU reduction (or the example named by --example), shows its program tree,
 predicts speedups with both emulators, measures the real parallel version
-on this machine for comparison, and writes an HTML report.`,
+on this machine for comparison, and writes an HTML report.
+
+The first run on a machine measures its goroutine overheads (about 7
+seconds) and saves them, as every command that predicts does; later runs
+read them. The real speedups are medians of rounds of real runs, with more
+rounds while the runs around the median still disagree, shown with the
+range of the rounds. The demo first waits a few seconds for idle cores, and
+where other programs used the cores while the real runs were timed, it
+says that the comparison was disturbed instead of reporting an error.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
 		example := fs.String("example", "lu", "example to run: "+fmt.Sprint(kernels.Names()))
 		scale := fs.Float64("scale", 1, "problem size relative to the example's default")
 		dir := fs.String("dir", filepath.Join(os.TempDir(), "prophet-demo"), "where to write the profile and the report")
+		machinePath := fs.String("machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
 		if err := parse(fs, args); err != nil {
 			return err
 		}
 		if fs.NArg() != 0 {
 			return usagef("demo: takes no arguments, got %q", fs.Args())
 		}
-		return demo(e, *example, *scale, *dir)
+		if !(*scale > 0) || math.IsInf(*scale, 0) {
+			return usagef("--scale: want a positive number, not %g", *scale)
+		}
+		if !slices.Contains(kernels.Names(), *example) {
+			return usagef("--example: unknown example %q (have %s)", *example, strings.Join(kernels.Names(), ", "))
+		}
+		if err := e.checked(); err != nil {
+			return err
+		}
+		return demo(e, *example, *scale, *dir, *machinePath)
 	}
 	return c
 }
 
-func demo(e *env, name string, scale float64, dir string) error {
+// demoQuietWait is how long the demo waits for idle cores before it
+// times the real runs.
+const demoQuietWait = 3 * time.Second
+
+func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	k, err := kernels.New(name, scale)
 	if err != nil {
 		return usagef("demo: %v", err)
@@ -50,17 +81,31 @@ func demo(e *env, name string, scale float64, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	cores := runtime.NumCPU()
+	pf := predictFlags{
+		threads:   "1,2,4,8,16",
+		schedules: "static,static:1,dynamic:1,guided:1,spawn",
+		emulators: "ff", memory: "auto", machine: machinePath,
+	}
+	pl, err := pf.plan()
+	if err != nil {
+		return err
+	}
+	// Measured on first use, before any output of the demo's own.
+	if err := pf.withMachine(e, pl); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	out := e.stdout
 	fmt.Fprintf(out, "== 1. Profile the annotated serial program\n%s\n\n", k.Describe())
 
 	// The serial baseline: the median of three runs (annotations off).
-	var runs, cpus []float64
+	var runs []float64
 	for range 3 {
 		k.Reset()
-		d, c := cputime.Timed(0, k.Serial)
-		runs, cpus = append(runs, d), append(cpus, c)
+		d, _ := cputime.Timed(0, k.Serial)
+		runs = append(runs, d)
 	}
-	plain, plainCPU := median(runs), median(cpus)
+	plain := median(runs)
 
 	k.Reset()
 	start := time.Now()
@@ -82,41 +127,34 @@ func demo(e *env, name string, scale float64, dir string) error {
 	}
 
 	fmt.Fprintf(out, "\n== 2. Predict speedups\n")
-	cores := runtime.NumCPU()
-	pf := predictFlags{
-		threads:   "1,2,4,8,16",
-		schedules: "static,static:1,dynamic:1,guided:1,spawn",
-		emulators: "ff", memory: "auto",
-	}
-	pl, preds, err := demoPredict(e, t, profile, pf)
+	preds, err := predictAll(e, t, profile, pl)
 	if err != nil {
+		return err
+	}
+	if err := preds.WriteTable(out); err != nil {
 		return err
 	}
 
 	fmt.Fprintf(out, "\n== 3. The synthesizer replays the tree with real goroutines on this machine (%d cores)\n", cores)
 	own := k.Schedule()
-	sf := predictFlags{threads: fmt.Sprintf("1-%d", min(cores, 1024)), schedules: own.String(), emulators: "ff,syn", memory: "auto"}
-	_, synPreds, err := demoPredict(e, t, profile, sf)
+	spl := *pl
+	spl.threads = nil
+	for th := 1; th <= min(cores, 1024); th++ {
+		spl.threads = append(spl.threads, th)
+	}
+	spl.schedules = []par.Schedule{own}
+	spl.emulators = []emulate.SectionEmulator{ff.New(), syn.New(syn.Options{})}
+	synPreds, err := predictAll(e, t, profile, &spl)
 	if err != nil {
+		return err
+	}
+	if err := synPreds.WriteTable(out); err != nil {
 		return err
 	}
 
 	fmt.Fprintf(out, "\n== 4. The truth: the real parallel version (package par, %s)\n", own)
-	for th := 2; th <= cores; th *= 2 {
-		real, cpu := measureReal(k, th, plain)
-		fmt.Fprintf(out, "%d threads: real speedup %.2f", th, real)
-		for _, r := range synPreds.Results {
-			if r.Threads == th && !r.MemoryModel {
-				fmt.Fprintf(out, "  %s predicted %.2f (%+.0f%%)", r.Emulator, r.Speedup, 100*(r.Speedup-real)/real)
-			}
-		}
-		fmt.Fprintln(out)
-		if infl := cpu / plainCPU; plainCPU > 0 && cpu > 0 && infl >= 1.1 {
-			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: idle cores spun for work (Go's scheduler looks for\n"+
-				"  work before it parks a thread, which slows nothing down) or its tasks ran slower side by side (memory\n"+
-				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model, and\n"+
-				"  that needs hardware counters\n", infl)
-		}
+	if err := demoTruth(e, name, k, t, pl, cores); err != nil {
+		return err
 	}
 
 	fmt.Fprintf(out, "\n== 5. What limits it\n")
@@ -132,33 +170,71 @@ func demo(e *env, name string, scale float64, dir string) error {
 	return nil
 }
 
-// demoPredict runs the predictions pf asks for and prints their table.
-func demoPredict(e *env, t *tree.Tree, profile string, pf predictFlags) (*plan, *report.Predictions, error) {
-	pl, err := pf.plan()
+// demoTruth measures kernel k's real parallel version against the
+// predictions for its recording t (validate.CompareKernel: rounds of
+// real runs with a synthesizer replay after each, until their medians
+// settle) and prints a line per thread count, or, where other programs
+// used the cores meanwhile, says that the comparison was disturbed.
+func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, cores int) error {
+	out := e.stdout
+	var threads []int
+	for th := 2; th <= cores; th *= 2 {
+		threads = append(threads, th)
+	}
+	if len(threads) == 0 {
+		fmt.Fprintln(out, "this machine has one core: there is no parallel run to compare with")
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	quiet := hostload.WaitIdle(ctx, demoQuietWait)
+	rep, err := validate.CompareKernel(ctx, name, k, t, validate.Config{
+		Threads: threads, Emulators: []string{"ff", "syn"}, Machine: pl.machine,
+	})
 	if err != nil {
-		return nil, nil, err
+		return fmt.Errorf("demo: %w", err)
 	}
-	preds, err := predictAll(e, t, profile, pl)
-	if err != nil {
-		return nil, nil, err
+	for _, th := range threads {
+		var real *validate.Row
+		var preds []string
+		for i, r := range rep.Rows {
+			if r.Threads != th {
+				continue
+			}
+			real = &rep.Rows[i]
+			how := "predicted"
+			if r.Emulator == "syn" {
+				how = "replayed"
+			}
+			preds = append(preds, fmt.Sprintf("%s %s %.2f (%+.0f%%)", r.Emulator, how, r.Predicted, 100*(r.Predicted-r.Real)/r.Real))
+		}
+		if real == nil {
+			continue
+		}
+		fmt.Fprintf(out, "%d threads: real speedup %.2f (%.2f to %.2f in %d rounds)", th, real.Real, real.RealLow, real.RealHigh, real.Rounds)
+		if rep.Disturbed {
+			fmt.Fprintln(out)
+			continue
+		}
+		fmt.Fprintf(out, "  %s\n", strings.Join(preds, "  "))
+		if infl := real.CPUInflation; infl >= 1.1 {
+			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: idle cores spun for work (Go's scheduler looks for\n"+
+				"  work before it parks a thread, which slows nothing down) or its tasks ran slower side by side (memory\n"+
+				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model, and\n"+
+				"  that needs hardware counters\n", infl)
+		}
 	}
-	return pl, preds, preds.WriteTable(e.stdout)
-}
-
-// measureReal returns the median real speedup of k's parallel version at
-// th threads over the serial time serialNs, from three runs, each after
-// the cores have been woken up (see spin.WarmNs), and the median CPU
-// time of the process in those runs (-1 where it cannot be read).
-func measureReal(k kernels.Kernel, th int, serialNs float64) (speedup, cpuNs float64) {
-	prev := runtime.GOMAXPROCS(th)
-	defer runtime.GOMAXPROCS(prev)
-	var runs, cpus []float64
-	for range 3 {
-		k.Reset()
-		d, c := cputime.Timed(th, func() { k.Parallel(th, k.Schedule()) })
-		runs, cpus = append(runs, d), append(cpus, c)
+	if rep.Disturbed {
+		fmt.Fprintf(out, "Not compared: other programs kept %.1f of this machine's %d cores busy while the real runs were timed, so these speedups measure that contention, not %s; run the demo again on a quiet machine.\n", rep.OthersCores, rep.Cores, name)
+		return nil
 	}
-	return serialNs / median(runs), median(cpus)
+	if !quiet {
+		fmt.Fprintf(out, "(other programs used the cores for the %v the demo waited for them to be idle, but not while the runs were timed)\n", demoQuietWait)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(out, "note: %s\n", n)
+	}
+	return nil
 }
 
 func median[T cmp.Ordered](d []T) T {

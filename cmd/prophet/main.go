@@ -17,6 +17,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/spf13/pflag"
 )
 
@@ -40,9 +42,31 @@ type command struct {
 	run func(env *env, args []string) error
 }
 
-// env is what a command may touch: its output streams.
+// env is what a command may touch: its output streams, and two hooks
+// for tests.
 type env struct {
 	stdout, stderr io.Writer
+	// measure, when not nil, replaces measureMachine: what a command
+	// that predicts runs when no machine profile is saved.
+	measure func(ctx context.Context, progress io.Writer) (machine.Profile, error)
+	// checkOnly makes a command stop with errChecked once its arguments
+	// have parsed and passed their checks, before it reads a file or
+	// measures anything.
+	checkOnly bool
+}
+
+// errChecked is returned in place of the work when env.checkOnly is set
+// and the arguments passed.
+var errChecked = errors.New("arguments checked")
+
+// checked returns errChecked when e only checks arguments, else nil:
+// a command calls it where its arguments have passed every check and
+// its work begins.
+func (e *env) checked() error {
+	if e.checkOnly {
+		return errChecked
+	}
+	return nil
 }
 
 // usageError is bad usage: exit status 2.
@@ -110,7 +134,7 @@ func run(args []string, e *env) int {
 }
 
 func exitCode(e *env, err error) int {
-	if err == nil || errors.Is(err, errHelp) {
+	if err == nil || errors.Is(err, errHelp) || errors.Is(err, errChecked) {
 		return 0
 	}
 	var ue *usageError

@@ -2,25 +2,45 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
 // prophet runs the command in-process and returns its exit status and
-// output streams.
+// output streams. A command that would measure this machine on first use
+// gets fakeMachine's profile instead, in no time.
 func prophet(args ...string) (int, string, string) {
+	return prophetWith(&env{measure: fakeMachine}, args...)
+}
+
+// prophetWith runs the command in-process with e's hooks and returns its
+// exit status and output streams.
+func prophetWith(e *env, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := run(args, &env{stdout: &out, stderr: &errb})
+	e.stdout, e.stderr = &out, &errb
+	code := run(args, e)
 	return code, out.String(), errb.String()
+}
+
+// fakeMachine stands for measureMachine in tests: the built-in
+// overheads, labelled as this machine's.
+func fakeMachine(context.Context, io.Writer) (machine.Profile, error) {
+	m := machine.Default()
+	sys := calibrate.ReadSystem()
+	m.CPU, m.Cores = sys.CPU, sys.Cores
+	return m, nil
 }
 
 // triangle writes a profile of a triangular loop 8,7,…,1 ms with a

@@ -32,7 +32,7 @@ func (p *predictFlags) register(c *command, fs interface {
 	fs.StringVar(&p.schedules, "schedule", "static,static:1,dynamic:1,guided:1,spawn", "schedules: static, static:C, dynamic:C, guided:C, spawn")
 	fs.StringVar(&p.emulators, "emulator", "ff", "emulators: ff (fast-forward, any thread count), syn (real goroutines, up to this machine's cores)")
 	fs.StringVar(&p.memory, "memory", "auto", "memory model: auto (when the profile has counters and a machine profile is found), on, off")
-	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate (default: the user config directory's prophet/machine.json, else built-in defaults)")
+	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
 }
 
 // plan is everything needed to run predictions, parsed from flags.
@@ -45,6 +45,8 @@ type plan struct {
 	machineAt string // where the profile came from, "" for built-in defaults
 }
 
+// plan parses the flags into a plan without its machine profile (see
+// withMachine).
 func (p *predictFlags) plan() (*plan, error) {
 	pl := &plan{}
 	var err error
@@ -71,46 +73,24 @@ func (p *predictFlags) plan() (*plan, error) {
 	if len(pl.emulators) == 0 {
 		return nil, usagef("--emulator: no emulator given")
 	}
-	pl.machine, pl.machineAt, err = loadMachine(p.machine)
-	if err != nil {
-		return nil, err
-	}
 	return pl, nil
 }
 
-// loadMachine reads the machine profile named by path, else the default
-// path when a file is there, else the built-in defaults.
-func loadMachine(path string) (machine.Profile, string, error) {
-	if path != "" {
-		m, err := machine.Load(path)
-		return m, path, err
-	}
-	if def, err := machine.DefaultPath(); err == nil {
-		if _, err := os.Stat(def); err == nil {
-			m, err := machine.Load(def)
-			return m, def, err
-		}
-	}
-	return machine.Default(), "", nil
-}
-
-// threadsAndMachine parses a --threads list and loads the --machine
-// profile (as loadMachine does).
-func threadsAndMachine(threads, machinePath string) ([]int, machine.Profile, error) {
-	th, err := parseThreads(threads)
-	if err != nil {
-		return nil, machine.Profile{}, usagef("--threads: %v", err)
-	}
-	m, _, err := loadMachine(machinePath)
-	return th, m, err
+// withMachine sets pl's machine profile from the --machine flag
+// (env.machineProfile: measured on first use).
+func (p *predictFlags) withMachine(e *env, pl *plan) error {
+	var err error
+	pl.machine, pl.machineAt, err = e.machineProfile(p.machine, true)
+	return err
 }
 
 // profileCommand parses args into fs for a command that reads one
 // profile and takes --format (one of formats), --threads and --machine:
-// usage errors first, then the machine profile, then the profile. The
-// flags are passed as fs's pointers: they hold their values only after
-// parsing.
-func profileCommand(fs *pflag.FlagSet, args []string, format *string, formats []string, threads, machinePath *string) (*tree.Tree, []int, machine.Profile, error) {
+// usage errors first, then the profile, then the machine profile
+// (measured on first use when measure is set, see env.machineProfile).
+// The flags are passed as fs's pointers: they hold their values only
+// after parsing.
+func profileCommand(e *env, fs *pflag.FlagSet, args []string, format *string, formats []string, threads, machinePath *string, measure bool) (*tree.Tree, []int, machine.Profile, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, nil, machine.Profile{}, err
 	}
@@ -121,23 +101,37 @@ func profileCommand(fs *pflag.FlagSet, args []string, format *string, formats []
 	if err := checkFormat(*format, formats...); err != nil {
 		return nil, nil, machine.Profile{}, err
 	}
-	th, m, err := threadsAndMachine(*threads, *machinePath)
+	th, err := parseThreads(*threads)
 	if err != nil {
+		return nil, nil, machine.Profile{}, usagef("--threads: %v", err)
+	}
+	if err := e.checked(); err != nil {
 		return nil, nil, machine.Profile{}, err
 	}
 	t, err := tree.ReadFile(path)
+	if err != nil {
+		return nil, nil, machine.Profile{}, err
+	}
+	m, _, err := e.machineProfile(*machinePath, measure)
 	return t, th, m, err
 }
 
-// load parses the prediction flags (usage errors first) and reads the
-// profile at path: the preamble of every command that predicts.
-func (p *predictFlags) load(path string) (*plan, *tree.Tree, error) {
+// load parses the prediction flags (usage errors first), reads the
+// profile at path and then the machine profile (measured on first use):
+// the preamble of every command that predicts.
+func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 	pl, err := p.plan()
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := e.checked(); err != nil {
+		return nil, nil, err
+	}
 	t, err := tree.ReadFile(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.withMachine(e, pl); err != nil {
 		return nil, nil, err
 	}
 	return pl, t, nil
@@ -236,7 +230,7 @@ Examples:
 		if err := checkFormat(*format, "table", "json", "csv"); err != nil {
 			return err
 		}
-		pl, t, err := pf.load(path)
+		pl, t, err := pf.load(e, path)
 		if err != nil {
 			return err
 		}

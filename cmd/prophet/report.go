@@ -37,7 +37,7 @@ the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
 		if *out == "" {
 			return usagef("report: name the page to write with -o FILE.html")
 		}
-		pl, t, err := pf.load(path)
+		pl, t, err := pf.load(e, path)
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,9 @@ Examples:
 			}
 			env = append(env, annotate.EnvTolerance+"="+strconv.FormatFloat(*tol, 'g', -1, 64))
 		}
+		if err := e.checked(); err != nil {
+			return err
+		}
 		return runProgram(e, *out, fs.Args(), env...)
 	}
 	return c

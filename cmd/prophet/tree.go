@@ -29,7 +29,7 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 		most := fs.Int("children", 20, "children printed per node before the rest are summed up (-1: all)")
 		machinePath := fs.String("machine", "", "machine profile for the burden factors (default: the user config directory's, else none)")
 		threads := fs.String("threads", "2,4,8,16", "thread counts to show burden factors β_t for")
-		t, th, m, err := profileCommand(fs, args, format, []string{"text", "json"}, threads, machinePath)
+		t, th, m, err := profileCommand(e, fs, args, format, []string{"text", "json"}, threads, machinePath, false)
 		if err != nil {
 			return err
 		}

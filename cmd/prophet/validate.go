@@ -7,8 +7,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/parallel-prophet/prophet/calibrate"
-	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
@@ -36,11 +34,15 @@ of it (runs in two modes, such as a lock convoy or not, or a disturbed
 stretch), it takes more rounds, up to --max-repeats.
 
 The goroutine overheads ff charges come from --machine, else from the saved
-machine profile (prophet calibrate); with neither, validate measures them on
-this machine first (three times, each overhead's median; about 6 seconds),
-since defaults measured elsewhere (or on another day of a shared VM)
-misjudge lock hand-offs and core wake-ups; --calibrate=false uses the
-built-in defaults instead.`,
+machine profile; with none saved, this machine is measured first (about 7
+seconds, once) and the profile saved for later runs, as every command that
+predicts does, since defaults measured elsewhere misjudge lock hand-offs
+and core wake-ups; --calibrate=false (or --machine builtin) uses the
+built-in defaults instead.
+
+While the real runs are timed, validate watches how much of the cores
+other programs use; where they kept a quarter of a core or more busy on
+average, a note says the comparison was disturbed.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -56,8 +58,8 @@ built-in defaults instead.`,
 		examples := fs.Bool("examples", false, "validate the bundled example kernels instead of generated samples")
 		format := fs.String("format", "table", "output format: table or json")
 		svg := fs.String("plot", "", "write a scatter plot of predicted against real speedups (SVG)")
-		machinePath := fs.String("machine", "", "machine profile (default: the user config directory's, else measured now; see --calibrate)")
-		calib := fs.Bool("calibrate", true, "with no machine profile, measure this machine's goroutine overheads first (false: built-in defaults)")
+		machinePath := fs.String("machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
+		calib := fs.Bool("calibrate", true, "with no saved machine profile, measure this machine first (false: built-in overheads, as --machine "+builtinMachine+")")
 		tol := fs.Float64("tolerance", validate.DefaultTolerance, "compression tolerance of the recordings (relative; negative: exact lengths)")
 		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
@@ -102,23 +104,15 @@ built-in defaults instead.`,
 				return usagef("--emulator: unknown emulator %q (want ff, syn)", n)
 			}
 		}
-		m, src, err := loadMachine(*machinePath)
-		if err != nil {
+		if err := e.checked(); err != nil {
 			return err
+		}
+		m, _, err := e.machineProfile(*machinePath, *calib)
+		if err != nil {
+			return fmt.Errorf("validate: %w", err)
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if src == "" && *calib {
-			bar := progress.New(e.stderr, "calibrate overheads", 0)
-			ov, err := calibrate.MeasureOverheadsMedian(ctx, 3, bar.Report)
-			bar.Done()
-			if err != nil {
-				return fmt.Errorf("validate: measuring this machine's overheads: %w", err)
-			}
-			m.Overheads = ov
-			fmt.Fprintf(e.stderr, "no machine profile: ff charges the overheads just measured (hand-off %.0f µs after a spin window of %.1f µs, wake-up p50 %.0f µs, p90 %.0f µs, runnext back-off %.0f µs, noise %.0f/s of %.0f µs); prophet calibrate saves a profile\n",
-				ov.LockHandoffNs/1e3, ov.LockSpinNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3, ov.RunnextNs/1e3, ov.NoiseHz, ov.NoiseP50Ns/1e3)
-		}
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, MaxRepeats: *maxRepeats, Examples: *examples, Scale: *scale,
