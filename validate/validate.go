@@ -403,9 +403,7 @@ func (m *measurer) finish(rep *Report) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d waits for quiet cores (before a round of real runs and replays) gave up after %v: those ran on a busy machine", m.busy, m.gated, cfg.QuietWait))
 	}
 	rep.LoadAfter = hostload.Average()
-	if m.timedWall > 0 {
-		rep.OthersCores = m.othersCoreNs / m.timedWall
-	}
+	rep.OthersCores, _ = m.timed.OthersCores()
 	if rep.Disturbed = rep.OthersCores >= hostload.DisturbedCores; rep.Disturbed {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the comparison was disturbed: other programs kept %.1f of this machine's %d cores busy on average while the real runs were timed, so the real speedups measure that contention as much as the programs, and the errors are not the emulators'", rep.OthersCores, rep.Cores))
 	} else if load := max(rep.LoadBefore, rep.LoadAfter); load > float64(rep.Cores)+0.5 {
@@ -489,12 +487,10 @@ type measurer struct {
 	// more than Repeats rounds, unsettled those whose medians had still
 	// not settled after MaxRepeats.
 	measured, extended, unsettled int
-	// othersCoreNs is the CPU time other programs used on this
-	// process's cores while rounds of timed runs ran, timedWall those
-	// rounds' wall time (both in nanoseconds); start is when the
-	// measurer was made.
-	othersCoreNs, timedWall float64
-	start                   time.Time
+	// timed is what other programs used of this process's cores while
+	// rounds of timed runs ran; start is when the measurer was made.
+	timed hostload.Usage
+	start time.Time
 }
 
 // quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
@@ -718,10 +714,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 				roundSyn[sk] = res.ParallelNs
 			}
 		}
-		if u := meter.Stop(); u.OK {
-			m.othersCoreNs += u.OthersCores * float64(u.Wall)
-			m.timedWall += float64(u.Wall)
-		}
+		m.timed.Add(meter.Stop())
 		// A round after which the cores are no longer free may have
 		// been disturbed too: take it again (a bounded number of
 		// times). The check looks at the machine only, never at the

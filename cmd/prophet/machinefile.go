@@ -13,6 +13,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/machine"
 )
 
@@ -110,8 +111,9 @@ func (e *env) machineProfile(flag string, measure bool) (machine.Profile, string
 }
 
 // measureFirstUse measures this machine (e.measure, else measureMachine)
-// and saves the profile at path ("" or unwritable: kept for this run
-// only), saying why in one line.
+// and saves the profile at path, saying why in one line. A profile is
+// kept for this run only where path is "" or cannot be written, or where
+// other programs used the cores while it was measured.
 func (e *env) measureFirstUse(path, reason string) (machine.Profile, string, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -121,11 +123,20 @@ func (e *env) measureFirstUse(path, reason string) (machine.Profile, string, err
 		measure = measureMachine
 	}
 	start := time.Now()
+	meter := hostload.Start()
 	m, err := measure(ctx, e.stderr)
 	if err != nil {
 		return m, "", fmt.Errorf("measuring this machine's overheads: %w", err)
 	}
 	took := time.Since(start).Round(100 * time.Millisecond)
+	u := meter.Stop()
+	if others, ok := u.OthersCores(); ok && others >= hostload.DisturbedCores {
+		// Overheads measured beside another program are that
+		// program's as much as this machine's: good enough for this
+		// run, not to keep.
+		fmt.Fprintf(e.stderr, "prophet: measured in %v while other programs kept %.1f of the %d cores busy, so not saved: the next run measures again\n", took, others, u.Cores)
+		return m, "measured now", nil
+	}
 	if path == "" {
 		fmt.Fprintf(e.stderr, "prophet: measured in %v; not saved, so the next run measures again\n", took)
 		return m, "measured now", nil

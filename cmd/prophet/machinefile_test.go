@@ -5,9 +5,12 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/machine"
@@ -190,4 +193,31 @@ func TestFirstUseFailures(t *testing.T) {
 			t.Errorf("an unwritable config directory: status %d, %d measurements, stderr %q", code, calls, stderr)
 		}
 	})
+}
+
+// TestDisturbedFirstUseNotSaved measures beside another process that
+// spins: the profile serves the run but is not saved.
+func TestDisturbedFirstUseNotSaved(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads other programs' CPU time from /proc/stat")
+	}
+	def := configDir(t)
+	prof := triangle(t)
+	e := &env{measure: func(ctx context.Context, w io.Writer) (machine.Profile, error) {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Skipf("no shell to spin: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		hog.Process.Kill()
+		hog.Wait()
+		return fakeMachine(ctx, w)
+	}}
+	code, _, stderr := prophetWith(e, "predict", prof, "--threads", "2")
+	if code != 0 || !strings.Contains(stderr, "not saved") {
+		t.Errorf("a measurement beside a spinning process: status %d, stderr %q; want it used and not saved", code, stderr)
+	}
+	if _, err := os.Stat(def); err == nil {
+		t.Error("a disturbed measurement was saved")
+	}
 }

@@ -15,7 +15,7 @@ func ExampleMeter() {
 		sum += i
 	}
 	u := m.Stop()
-	if u.OK && u.OthersCores >= 0.25 {
-		fmt.Printf("disturbed: other programs kept %.1f of %d cores busy during the run\n", u.OthersCores, u.Cores)
+	if o, ok := u.OthersCores(); ok && o >= hostload.DisturbedCores {
+		fmt.Printf("disturbed: other programs kept %.1f of %d cores busy during the run\n", o, u.Cores)
 	}
 }

@@ -51,28 +51,47 @@ func TestParseStat(t *testing.T) {
 func TestOthersCores(t *testing.T) {
 	sec := time.Second
 	tests := []struct {
-		name   string
-		s0, s1 sample
-		ownNs  int64
-		wall   time.Duration
-		want   float64
-		ok     bool
+		name string
+		u    Usage
+		want float64
+		ok   bool
 	}{
 		// Two CPUs, 200 ticks: 150 busy is 1.5 cores; this process
 		// ran 1 s of CPU in 1 s: others 0.5.
-		{"others half a core", sample{0, 0, 2}, sample{150, 200, 2}, 1e9, sec, 0.5, true},
-		{"all ours", sample{0, 0, 2}, sample{200, 200, 2}, 2e9, sec, 0, true},
+		{"others half a core", Usage{Wall: sec, Cores: 2, busy: 150, total: 200, ownNs: 1e9, ok: true}, 0.5, true},
+		{"all ours", Usage{Wall: sec, Cores: 2, busy: 200, total: 200, ownNs: 2e9, ok: true}, 0, true},
 		// Tick sampling can put our own time above the ticks: never
 		// below zero.
-		{"ours above the ticks", sample{0, 0, 2}, sample{100, 200, 2}, 11e8, sec, 0, true},
-		{"no ticks passed", sample{5, 10, 2}, sample{5, 10, 2}, 0, sec, 0, false},
-		{"counters went back", sample{50, 10, 2}, sample{5, 20, 2}, 0, sec, 0, false},
+		{"ours above the ticks", Usage{Wall: sec, Cores: 2, busy: 100, total: 200, ownNs: 11e8, ok: true}, 0, true},
+		{"too few ticks to tell", Usage{Wall: sec / 100, Cores: 2, busy: 2, total: 2, ok: true}, 0, false},
+		{"not known", Usage{Wall: sec, Cores: 2, busy: 150, total: 200}, 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := othersCores(tc.s0, tc.s1, tc.ownNs, tc.wall)
+		got, ok := tc.u.OthersCores()
 		if ok != tc.ok || math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s: othersCores = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+			t.Errorf("%s: OthersCores = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+func TestUsageAdd(t *testing.T) {
+	// Ten short rounds of 10 ticks each: none tells on its own, their
+	// sum does.
+	short := Usage{Wall: 50 * time.Millisecond, Cores: 2, busy: 8, total: 10, ownNs: 50e6, ok: true}
+	if _, ok := short.OthersCores(); ok {
+		t.Fatal("a 10-tick round told")
+	}
+	var sum Usage
+	for range 10 {
+		sum.Add(short)
+	}
+	got, ok := sum.OthersCores()
+	if !ok || math.Abs(got-0.6) > 1e-12 {
+		t.Errorf("sum of ten rounds: %v, %v; want 0.6 (1.6 busy cores less 1 of ours)", got, ok)
+	}
+	sum.Add(Usage{Wall: time.Millisecond, Cores: 2})
+	if _, ok := sum.OthersCores(); ok {
+		t.Error("a sum with an unknown round told")
 	}
 }
 
@@ -83,8 +102,8 @@ func TestMeterMeasuresAnInterval(t *testing.T) {
 	if u.Wall < 20*time.Millisecond {
 		t.Errorf("wall %v, want at least the 20 ms slept", u.Wall)
 	}
-	if u.OK && (u.OthersCores < 0 || u.OthersCores > float64(u.Cores)+1e-9) {
-		t.Errorf("others kept %v of %d cores busy: out of range", u.OthersCores, u.Cores)
+	if o, ok := u.OthersCores(); ok && (o < 0 || o > float64(u.Cores)+1e-9) {
+		t.Errorf("others kept %v of %d cores busy: out of range", o, u.Cores)
 	}
 }
 

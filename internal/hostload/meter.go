@@ -19,20 +19,25 @@ type Meter struct {
 	ok    bool
 }
 
-// Usage is what a Meter saw.
+// Usage is what a Meter saw over one interval, or over several added
+// together (Add). Its OthersCores says what it means.
 type Usage struct {
-	// OthersCores is how many of this process's cores other work kept
-	// busy on average (0 to Cores; a core's worth of another program
-	// spinning reads about 1).
-	OthersCores float64
-	// Cores is the number of CPUs this process may run on; Wall the
-	// interval's length.
-	Cores int
+	// Wall is the intervals' length; Cores the number of CPUs this
+	// process may run on.
 	Wall  time.Duration
-	// OK is false where the system does not say (no /proc/stat or no
-	// process CPU clock): then OthersCores is 0 and means nothing.
-	OK bool
+	Cores int
+	// busy and total are the CPUs' ticks over the intervals, ownNs this
+	// process's CPU time; ok is false where the system did not say.
+	busy, total uint64
+	ownNs       int64
+	ok          bool
 }
+
+// minTicks is how many of the CPUs' clock ticks (at the kernel's usual
+// 100 a second, per CPU) an interval needs before its share of busy
+// ticks means anything: a tick lands on one CPU, busy or idle, so a
+// handful of ticks reads 0 or a whole core.
+const minTicks = 40
 
 // Start starts a Meter.
 func Start() *Meter {
@@ -46,30 +51,43 @@ func Start() *Meter {
 
 // Stop returns the usage since Start.
 func (m *Meter) Stop() Usage {
-	wall := time.Since(m.wall0)
-	u := Usage{Wall: wall, Cores: len(m.cpus)}
+	u := Usage{Wall: time.Since(m.wall0), Cores: len(m.cpus)}
 	if !m.ok {
 		return u
 	}
 	s1, ok1 := readSample(m.cpus)
 	own1, ok2 := cputime.Process()
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || s1.total < m.s0.total || s1.busy < m.s0.busy {
 		return u
 	}
 	u.Cores = s1.cpus
-	u.OthersCores, u.OK = othersCores(m.s0, s1, own1-m.own0, wall)
+	u.busy, u.total, u.ownNs, u.ok = s1.busy-m.s0.busy, s1.total-m.s0.total, own1-m.own0, true
 	return u
 }
 
-// othersCores turns two samples of the CPUs' ticks and this process's
-// CPU time between them (ownNs over wall) into the cores other work
-// kept busy: the busy share of the ticks times the CPUs, less this
-// process's cores, never below zero.
-func othersCores(s0, s1 sample, ownNs int64, wall time.Duration) (float64, bool) {
-	if s1.total <= s0.total || wall <= 0 || s1.busy < s0.busy {
+// Add adds v's interval to u's. The sum is known only where both were
+// (the zero Usage counts as known and empty).
+func (u *Usage) Add(v Usage) {
+	known := (u.ok || u.Wall == 0) && v.ok
+	u.Wall += v.Wall
+	u.Cores = max(u.Cores, v.Cores)
+	u.busy += v.busy
+	u.total += v.total
+	u.ownNs += v.ownNs
+	u.ok = known
+}
+
+// OthersCores returns how many of this process's cores other work kept
+// busy on average (0 to Cores; a core's worth of another program
+// spinning reads about 1): the busy share of the CPUs' ticks times the
+// CPUs, less this process's own cores, never below zero. ok is false
+// where the system did not say (no /proc/stat or no process CPU clock)
+// or the intervals were too short to tell (fewer than minTicks ticks).
+func (u Usage) OthersCores() (cores float64, ok bool) {
+	if !u.ok || u.total < minTicks || u.Wall <= 0 || u.Cores <= 0 {
 		return 0, false
 	}
-	busyCores := float64(s1.busy-s0.busy) / float64(s1.total-s0.total) * float64(s1.cpus)
-	own := float64(ownNs) / float64(wall)
+	busyCores := float64(u.busy) / float64(u.total) * float64(u.Cores)
+	own := float64(u.ownNs) / float64(u.Wall)
 	return max(busyCores-own, 0), true
 }

@@ -89,8 +89,7 @@ func WaitIdle(ctx context.Context, max time.Duration) bool {
 			return false
 		case <-time.After(idleWindow):
 		}
-		u := m.Stop()
-		if !u.OK || u.OthersCores < DisturbedCores {
+		if o, ok := m.Stop().OthersCores(); !ok || o < DisturbedCores {
 			return true
 		}
 		if time.Now().After(deadline) {
