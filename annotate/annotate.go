@@ -25,6 +25,16 @@ const EnvVar = "PROPHET_PROFILE"
 // `prophet run --tolerance` sets it.
 const EnvTolerance = "PROPHET_TOLERANCE"
 
+// EnvRace is the environment variable that starts race mode at program
+// start, in a program built with -race (`prophet race` sets it): its
+// value is the file where annotate writes which goroutine ran which
+// task. In race mode nothing is recorded; each task written with Task
+// or Loop runs on a goroutine of its own, one after another, so that the
+// race detector sees the tasks of a section as concurrent (see the
+// package documentation). In a program built without -race, annotate
+// writes a line there saying so and runs as usual.
+const EnvRace = "PROPHET_RACE"
+
 // EnvErrors is the environment variable naming a file where Stop also
 // writes its error, when recording was started by EnvVar. `prophet run`
 // sets it, so it can report an annotation error even when the program
@@ -45,7 +55,15 @@ type recorder struct {
 
 var rec recorder
 
-func init() { startFromEnv(os.Getenv) }
+func init() {
+	if path := os.Getenv(EnvRace); path != "" && os.Getenv(EnvVar) == "" {
+		if err := startRace(path); err != nil {
+			fmt.Fprintf(os.Stderr, "annotate: %s=%s: %v\n", EnvRace, path, err)
+		}
+		return
+	}
+	startFromEnv(os.Getenv)
+}
 
 // startFromEnv starts recording when getenv(EnvVar) names a path. A
 // failure is kept for Stop to report (init cannot return it), and also
@@ -76,6 +94,8 @@ func startFromEnv(getenv func(string) string) error {
 func SecBegin(name string) {
 	if p := rec.p.Load(); p != nil {
 		p.SecBegin(name)
+	} else if raceBuild && raceOn {
+		raceSecBegin(name)
 	}
 }
 
@@ -84,6 +104,8 @@ func SecBegin(name string) {
 func SecEnd(nowait bool) {
 	if p := rec.p.Load(); p != nil {
 		p.SecEnd(nowait)
+	} else if raceBuild && raceOn {
+		raceSecEnd(nowait)
 	}
 }
 
@@ -92,6 +114,8 @@ func SecEnd(nowait bool) {
 func TaskBegin(name string) {
 	if p := rec.p.Load(); p != nil {
 		p.TaskBegin(name)
+	} else if raceBuild && raceOn {
+		raceInline()
 	}
 }
 
@@ -106,6 +130,8 @@ func TaskEnd() {
 func LockBegin(id int) {
 	if p := rec.p.Load(); p != nil {
 		p.LockBegin(id)
+	} else if raceBuild && raceOn {
+		raceLockBegin(id)
 	}
 }
 
@@ -113,6 +139,8 @@ func LockBegin(id int) {
 func LockEnd(id int) {
 	if p := rec.p.Load(); p != nil {
 		p.LockEnd(id)
+	} else if raceBuild && raceOn {
+		raceLockEnd(id)
 	}
 }
 

@@ -17,8 +17,14 @@
 //	annotate.SecEnd(false)
 //
 // Calls must nest: a section holds tasks; a task holds computation, locks
-// and nested sections; a lock holds computation only. Loop and Lock are
-// Go-style helpers for the common shapes.
+// and nested sections; a lock holds computation only. Loop, Task and Lock
+// are Go-style helpers for the common shapes, and the closure forms Loop
+// and Task are also what race mode can check:
+//
+//	annotate.Loop("rows", n, func(i int) {
+//		partial := work(i)
+//		annotate.Lock(1, func() { total += partial })
+//	})
 //
 // # Recording
 //
@@ -54,6 +60,23 @@
 // locked to its OS thread and pinned to one CPU until Stop; annotation
 // calls from other goroutines while recording are not supported (they
 // race with the recorder and corrupt the profile).
+//
+// # Race mode
+//
+// The same annotations say whether the parallel version would be safe.
+// In a program built with -race, with the environment variable
+// PROPHET_RACE naming a file (`prophet race -- PROGRAM` sets it), nothing
+// is recorded; instead every task written with Task or Loop runs on a
+// goroutine of its own, one after another, the hand-offs between them
+// hidden from Go's race detector. The program computes what it computes
+// serially, and the detector sees the tasks of a section as concurrent,
+// a section's start ordered before its tasks, its tasks before the code
+// after it (unless nowait) and each annotated lock as a real sync.Mutex:
+// the races it reports are those the parallel version could have on this
+// input. Tasks written with TaskBegin and TaskEnd cannot move to another
+// goroutine and run inline, unchecked; prophet race names their sections.
+// A build without -race compiles race mode away, and the annotation calls
+// cost what they did.
 //
 // Annotation mistakes (a TaskEnd that closes a section, a LockEnd with
 // the wrong id, a task outside any section, a section left open at Stop)

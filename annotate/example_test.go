@@ -55,3 +55,28 @@ func ExampleRecord() {
 	fmt.Println(total, tasks)
 	// Output: 6 4
 }
+
+// Task annotates calls a parallel version would start with go
+// statements, recursive ones included; written this way, prophet race
+// can check them for data races as well as prophet predict can time
+// them.
+func ExampleTask() {
+	var sum func(xs []int) int
+	sum = func(xs []int) int {
+		if len(xs) < 4 {
+			s := 0
+			for _, x := range xs {
+				s += x
+			}
+			return s
+		}
+		var left, right int
+		annotate.SecBegin("halves")
+		annotate.Task("left", func() { left = sum(xs[:len(xs)/2]) })
+		annotate.Task("right", func() { right = sum(xs[len(xs)/2:]) })
+		annotate.SecEnd(false) // both halves are done here
+		return left + right
+	}
+	fmt.Println(sum([]int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3}))
+	// Output: 39
+}

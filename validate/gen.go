@@ -403,45 +403,44 @@ func (p *Program) Serial() {
 		serialLoop(p.Loop)
 		return
 	}
-	if p.Nested {
-		annotate.SecBegin("outer")
-	}
-	for _, o := range p.Outer {
-		if p.Nested {
-			annotate.TaskBegin("outer")
-		}
+	outer := func(o Outer) {
 		spin.For(o.A)
 		if o.Inner != nil {
 			serialLoop(o.Inner)
 		}
 		spin.For(o.B)
-		if p.Nested {
-			annotate.TaskEnd()
+	}
+	if !p.Nested {
+		for _, o := range p.Outer {
+			outer(o)
 		}
+		return
 	}
-	if p.Nested {
-		annotate.SecEnd(false)
+	annotate.SecBegin("outer")
+	for _, o := range p.Outer {
+		annotate.Task("outer", func() { outer(o) })
 	}
+	annotate.SecEnd(false)
 }
 
 func serialLoop(l *Loop) {
 	annotate.SecBegin("test1")
 	for _, it := range l.Iters {
-		annotate.TaskBegin("iter")
-		spin.For(it.D1)
-		if it.L1 > 0 {
-			annotate.LockBegin(lock1)
-			spin.For(it.L1)
-			annotate.LockEnd(lock1)
-		}
-		spin.For(it.D2)
-		if it.L2 > 0 {
-			annotate.LockBegin(lock2)
-			spin.For(it.L2)
-			annotate.LockEnd(lock2)
-		}
-		spin.For(it.D3)
-		annotate.TaskEnd()
+		annotate.Task("iter", func() {
+			spin.For(it.D1)
+			if it.L1 > 0 {
+				annotate.LockBegin(lock1)
+				spin.For(it.L1)
+				annotate.LockEnd(lock1)
+			}
+			spin.For(it.D2)
+			if it.L2 > 0 {
+				annotate.LockBegin(lock2)
+				spin.For(it.L2)
+				annotate.LockEnd(lock2)
+			}
+			spin.For(it.D3)
+		})
 	}
 	annotate.SecEnd(false)
 }

@@ -114,21 +114,19 @@ func (k *CG) Serial() {
 		k.pq, k.qq = 0, 0
 		annotate.SecBegin("cg.spmv")
 		for blk := range k.blocks {
-			annotate.TaskBegin("cg.rows")
-			pq, qq := k.spmv(blk)
-			annotate.LockBegin(1)
-			k.pq += pq
-			k.qq += qq
-			annotate.LockEnd(1)
-			annotate.TaskEnd()
+			annotate.Task("cg.rows", func() {
+				pq, qq := k.spmv(blk)
+				annotate.Lock(1, func() {
+					k.pq += pq
+					k.qq += qq
+				})
+			})
 		}
 		annotate.SecEnd(false)
 		alpha, inv := k.pq/k.qq, 1/math.Sqrt(k.qq)
 		annotate.SecBegin("cg.update")
 		for blk := range k.blocks {
-			annotate.TaskBegin("cg.axpy")
-			k.update(blk, alpha, inv)
-			annotate.TaskEnd()
+			annotate.Task("cg.axpy", func() { k.update(blk, alpha, inv) })
 		}
 		annotate.SecEnd(false)
 	}

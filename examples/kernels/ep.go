@@ -67,12 +67,10 @@ func (k *epKernel) Reset() {
 func (k *epKernel) Serial() {
 	annotate.SecBegin("ep-batches")
 	for b := 0; b < k.batches; b++ {
-		annotate.TaskBegin("batch")
-		q, sx, sy := epRun(b)
-		annotate.LockBegin(1)
-		k.add(&q, sx, sy)
-		annotate.LockEnd(1)
-		annotate.TaskEnd()
+		annotate.Task("batch", func() {
+			q, sx, sy := epRun(b)
+			annotate.Lock(1, func() { k.add(&q, sx, sy) })
+		})
 	}
 	annotate.SecEnd(false)
 }

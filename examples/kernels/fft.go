@@ -92,12 +92,8 @@ func (k *fftKernel) serial(in []complex128, stride int, out []complex128) {
 	}
 	h := n / 2
 	annotate.SecBegin("fft-halves")
-	annotate.TaskBegin("even")
-	k.serial(in, 2*stride, out[:h])
-	annotate.TaskEnd()
-	annotate.TaskBegin("odd")
-	k.serial(in[stride:], 2*stride, out[h:])
-	annotate.TaskEnd()
+	annotate.Task("even", func() { k.serial(in, 2*stride, out[:h]) })
+	annotate.Task("odd", func() { k.serial(in[stride:], 2*stride, out[h:]) })
 	annotate.SecEnd(false)
 	if n < fftCombineCut {
 		k.combine(out, 0, h)
@@ -105,9 +101,7 @@ func (k *fftKernel) serial(in []complex128, stride int, out []complex128) {
 	}
 	annotate.SecBegin("fft-combine")
 	for b := 0; b < h; b += fftBlock {
-		annotate.TaskBegin("block")
-		k.combine(out, b, min(b+fftBlock, h))
-		annotate.TaskEnd()
+		annotate.Task("block", func() { k.combine(out, b, min(b+fftBlock, h)) })
 	}
 	annotate.SecEnd(false)
 }

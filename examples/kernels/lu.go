@@ -81,12 +81,10 @@ func (l *LU) Serial() {
 	for k := 0; k < l.n-1; k++ {
 		annotate.SecBegin("lu.rows")
 		for i := k + 1; i < l.n; i++ {
-			annotate.TaskBegin("lu.row")
-			big := l.row(k, i)
-			annotate.LockBegin(1)
-			l.growth = max(l.growth, big)
-			annotate.LockEnd(1)
-			annotate.TaskEnd()
+			annotate.Task("lu.row", func() {
+				big := l.row(k, i)
+				annotate.Lock(1, func() { l.growth = max(l.growth, big) })
+			})
 		}
 		annotate.SecEnd(false)
 	}

@@ -59,9 +59,7 @@ func (k *mandelbrotKernel) Reset() { clear(k.img) }
 func (k *mandelbrotKernel) Serial() {
 	annotate.SecBegin("mandelbrot-rows")
 	for y := 0; y < k.h; y++ {
-		annotate.TaskBegin("row")
-		k.row(y)
-		annotate.TaskEnd()
+		annotate.Task("row", func() { k.row(y) })
 	}
 	annotate.SecEnd(false)
 }

@@ -88,17 +88,13 @@ func (k *mdKernel) Serial() {
 	for step := 0; step < mdSteps; step++ {
 		annotate.SecBegin("md-forces")
 		for i := 0; i < k.np; i++ {
-			annotate.TaskBegin("particle")
-			k.forceOn(i)
-			annotate.TaskEnd()
+			annotate.Task("particle", func() { k.forceOn(i) })
 		}
 		annotate.SecEnd(false)
 		k.energies(step)
 		annotate.SecBegin("md-update")
 		for b := 0; b < blocks; b++ {
-			annotate.TaskBegin("block")
-			k.update(b)
-			annotate.TaskEnd()
+			annotate.Task("block", func() { k.update(b) })
 		}
 		annotate.SecEnd(false)
 	}

@@ -74,21 +74,15 @@ func (q *Qsort) serial(a []float64) {
 	}
 	p := partition(a)
 	annotate.SecBegin("qsort.halves")
-	annotate.TaskBegin("qsort.left")
-	q.serial(a[:p])
-	annotate.TaskEnd()
-	annotate.TaskBegin("qsort.right")
-	q.serial(a[p:])
-	annotate.TaskEnd()
+	annotate.Task("qsort.left", func() { q.serial(a[:p]) })
+	annotate.Task("qsort.right", func() { q.serial(a[p:]) })
 	annotate.SecEnd(false)
 }
 
 // Serial implements Kernel: the annotated serial version.
 func (q *Qsort) Serial() {
 	annotate.SecBegin("qsort")
-	annotate.TaskBegin("qsort.all")
-	q.serial(q.a)
-	annotate.TaskEnd()
+	annotate.Task("qsort.all", func() { q.serial(q.a) })
 	annotate.SecEnd(false)
 }
 

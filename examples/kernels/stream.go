@@ -65,9 +65,7 @@ func (k *Stream) Serial() {
 	for range k.sweeps {
 		annotate.SecBegin("stream.triad")
 		for blk := range k.blocks {
-			annotate.TaskBegin("stream.block")
-			k.block(blk)
-			annotate.TaskEnd()
+			annotate.Task("stream.block", func() { k.block(blk) })
 		}
 		annotate.SecEnd(false)
 	}
