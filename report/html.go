@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/racereport"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -41,6 +43,9 @@ type Page struct {
 	Totals *tree.Totals
 	// MaxRegions caps the rows of the region table; zero means 25.
 	MaxRegions int
+	// Safety is a race-mode run's result (prophet race), nil to leave
+	// the section out.
+	Safety *racereport.Result
 }
 
 //go:embed report.html.tmpl
@@ -82,6 +87,21 @@ type view struct {
 	FactoredName string
 
 	Totals [][2]string
+
+	Safety *safetyView
+}
+
+// safetyView is the safety section: a race run's result, formatted.
+type safetyView struct {
+	Verdict   string
+	Races     []raceRow
+	Unchecked string
+}
+
+type raceRow struct {
+	N, Kind, Locks  string
+	Op1, Site1, By1 string
+	Op2, Site2, By2 string
 }
 
 type predRow struct {
@@ -174,6 +194,9 @@ func buildView(in Page) (view, error) {
 	burdenTable(&v, in.Results)
 	factoredSection(&v, in.Results)
 
+	if in.Safety != nil {
+		v.Safety = safetySection(in.Safety)
+	}
 	if t := in.Totals; t != nil {
 		locks := "none"
 		if len(t.LockIDs) > 0 {
@@ -513,3 +536,38 @@ func count(n int64) string {
 
 // maxSectionRows is how many top-level sections the page lists.
 const maxSectionRows = 20
+
+// safetySection formats a race run's result.
+func safetySection(r *racereport.Result) *safetyView {
+	sv := &safetyView{}
+	switch len(r.Races) {
+	case 0:
+		sv.Verdict = fmt.Sprintf("No apparent races between the %d tasks checked, for the input that ran.", r.Tasks)
+	default:
+		sv.Verdict = fmt.Sprintf("%d apparent race(s) between tasks marked parallel: the parallel version would not be safe as annotated.", len(r.Races))
+	}
+	site := func(a racereport.Access) string {
+		return fmt.Sprintf("%s:%d %s", filepath.Base(a.Site.File), a.Site.Line, a.Site.Func)
+	}
+	op := func(a racereport.Access) string {
+		if a.Map {
+			return a.Op + " (map)"
+		}
+		return a.Op
+	}
+	for i, race := range r.Races {
+		sv.Races = append(sv.Races, raceRow{
+			N: strconv.Itoa(i + 1), Kind: race.Kind, Locks: race.Locks(),
+			Op1: op(race.First), Site1: site(race.First), By1: race.First.Where(),
+			Op2: op(race.Second), Site2: site(race.Second), By2: race.Second.Where(),
+		})
+	}
+	if len(r.Unchecked) > 0 {
+		q := make([]string, len(r.Unchecked))
+		for i, n := range r.Unchecked {
+			q[i] = strconv.Quote(n)
+		}
+		sv.Unchecked = "section(s) " + strings.Join(q, ", ")
+	}
+	return sv
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/racereport"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -178,6 +179,15 @@ func TestHTMLPartial(t *testing.T) {
 		{"ff only", Page{Results: fakeResults(1e9)[:4], Memory: "memory model off: no hardware counters"},
 			[]string{"No emulator measured busy and idle time", "No burden factors other than 1", "No work/span analysis", "Memory model off"}},
 		{"empty", Page{}, []string{"No predictions", "Nothing to plot"}},
+		{"safety, races", Page{Safety: &racereport.Result{
+			Races: []racereport.Race{{
+				Kind:   "read/write",
+				First:  racereport.Access{Op: "write", Site: racereport.Frame{Func: "main.f", File: "/p/main.go", Line: 25}, Section: "flags", Task: "set"},
+				Second: racereport.Access{Op: "read", Site: racereport.Frame{Func: "main.g", File: "/p/main.go", Line: 26}, Main: true},
+			}},
+			Unchecked: []string{"legacy"},
+		}}, []string{`id="safety"`, "1 apparent race", "main.go:25 main.f", "main.go:26", `task &#34;set&#34;`, "main goroutine", `section(s) &#34;legacy&#34;`, "no annotate.Lock"}},
+		{"safety, none", Page{Safety: &racereport.Result{Tasks: 12}}, []string{"No apparent races between the 12 tasks"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@
 //	prophet calibrate [-o FILE]                  measure this machine
 //	prophet validate                             predicted against real speedups
 //	prophet demo                                 all of it on a bundled example
+//	prophet race -- PROGRAM [ARGS...]            apparent data races between tasks
 //
 // Run `prophet help COMMAND` or `prophet COMMAND --help` for a command's
 // flags. Exit status is 0 on success, 2 on bad usage and 1 on any other
@@ -86,7 +87,7 @@ func commands() []*command {
 	return []*command{
 		runCommand(), treeCommand(), predictCommand(), analyzeCommand(),
 		whatifCommand(), reportCommand(), calibrateCommand(),
-		validateCommand(), demoCommand(),
+		validateCommand(), demoCommand(), raceCommand(),
 	}
 }
 
@@ -136,6 +137,9 @@ func run(args []string, e *env) int {
 func exitCode(e *env, err error) int {
 	if err == nil || errors.Is(err, errHelp) || errors.Is(err, errChecked) {
 		return 0
+	}
+	if errors.Is(err, errRaces) {
+		return 1 // the races are the output
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/racereport"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -20,11 +22,14 @@ func reportCommand() *command {
 analyze does) and writes everything into one HTML page that needs no network
 to open: the prediction table, speedup curves against linear and the
 work/span bounds, the regions that limit scaling, burden factors and, when
-the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
+the synthesizer ran (--emulator ff,syn), a factored speedup plot. With
+--races, the result of prophet race --format json becomes a safety section:
+the apparent races between the tasks, or that none were found.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
 		out := fs.StringP("output", "o", "", "the HTML file to write (required)")
+		races := fs.String("races", "", "a race run's result (prophet race --format json > FILE) for the page's safety section")
 		var pf predictFlags
 		pf.register(c, fs)
 		if err := parse(fs, args); err != nil {
@@ -37,6 +42,12 @@ the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
 		if *out == "" {
 			return usagef("report: name the page to write with -o FILE.html")
 		}
+		var safety *racereport.Result
+		if *races != "" && !e.checkOnly {
+			if safety, err = readRaces(*races); err != nil {
+				return err
+			}
+		}
 		pl, t, err := pf.load(e, path)
 		if err != nil {
 			return err
@@ -45,7 +56,7 @@ the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
 		if err != nil {
 			return err
 		}
-		if err := writeReport(*out, t, path, pl, preds); err != nil {
+		if err := writeReport(*out, t, path, pl, safety, preds); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "report written to %s\n", *out)
@@ -54,8 +65,23 @@ the synthesizer ran (--emulator ff,syn), a factored speedup plot.`,
 	return c
 }
 
-// writeReport writes the HTML report for t with the given predictions.
-func writeReport(out string, t *tree.Tree, profile string, pl *plan, preds ...*report.Predictions) error {
+// readRaces reads a race run's result from path.
+func readRaces(path string) (*racereport.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--races: %w", err)
+	}
+	defer f.Close()
+	res, err := racereport.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("--races %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// writeReport writes the HTML report for t with the given predictions
+// and, when not nil, a race run's result.
+func writeReport(out string, t *tree.Tree, profile string, pl *plan, safety *racereport.Result, preds ...*report.Predictions) error {
 	a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: pl.threads})
 	if err != nil {
 		return fmt.Errorf("analyzing %s: %w", profile, err)
@@ -69,6 +95,7 @@ func writeReport(out string, t *tree.Tree, profile string, pl *plan, preds ...*r
 		SerialNs:  float64(tot.SerialNs),
 		Analysis:  a,
 		Totals:    &tot,
+		Safety:    safety,
 	}
 	for _, p := range preds {
 		page.Results = append(page.Results, p.Results...)
