@@ -2,22 +2,19 @@ package annotate
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/parallel-prophet/prophet/internal/atomicfile"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// checkWritable fails if a file cannot be created next to path (the
-// profile is written to a temporary file in path's directory and renamed).
+// checkWritable fails if the profile cannot be written at path: a file
+// cannot be created next to it (the profile is written to a temporary
+// file in path's directory and renamed), or something other than a
+// regular file is there (atomicfile.Check).
 func checkWritable(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".prophet-check-*")
-	if err != nil {
-		return fmt.Errorf("profile %s not writable: %w", path, err)
+	if _, err := atomicfile.Check(path); err != nil {
+		return fmt.Errorf("profile not writable: %w", err)
 	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
 	return nil
 }
 

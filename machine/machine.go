@@ -276,13 +276,19 @@ func Load(path string) (Profile, error) {
 	if p.Version != FormatVersion {
 		return Profile{}, fmt.Errorf("reading machine profile %s: version %d, this prophet reads version %d", path, p.Version, FormatVersion)
 	}
+	if err := p.Validate(); err != nil {
+		return Profile{}, fmt.Errorf("reading machine profile %s: out of range: %w", path, err)
+	}
 	return p, nil
 }
 
 // Save writes p to path as indented JSON, atomically (a temporary file
 // renamed into place), so a failed write never leaves a half-written
-// profile.
+// profile. A profile out of range (Validate) is not written.
 func (p Profile) Save(path string) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("saving machine profile %s: out of range: %w", path, err)
+	}
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding machine profile: %w", err)

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,57 @@ func TestLateStartNs(t *testing.T) {
 		if got := tc.o.LateStartNs(); got != tc.want {
 			t.Errorf("%+v: LateStartNs %v, want %v", tc.o, got, tc.want)
 		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("Default is out of range: %v", err)
+	}
+	mem := func(p *Profile) {
+		p.Memory = &Memory{Psi: map[int]Fit{2: {Form: "linear", A: 2}}, Phi: Fit{Form: "power", A: 1, B: 0.5}}
+	}
+	tests := []struct {
+		name   string
+		change func(p *Profile)
+		want   string // in the error; "" for valid
+	}{
+		{"memory fits", mem, ""},
+		{"negative overhead", func(p *Profile) { p.Overheads.ForkNs = -1 }, "overheads.fork_ns"},
+		{"huge overhead", func(p *Profile) { p.Overheads.LockHandoffNs = 1e300 }, "overheads.lock_handoff_ns"},
+		{"NaN overhead", func(p *Profile) { p.Overheads.WakeP50Ns = math.NaN() }, "overheads.wake_p50_ns"},
+		{"noise too often", func(p *Profile) { p.Overheads.NoiseHz = 1e12 }, "noise_hz"},
+		{"noise all the time", func(p *Profile) { p.Overheads.NoiseHz, p.Overheads.NoiseP90Ns = 5e4, 5e4 }, "of a core's time"},
+		{"negative walk", func(p *Profile) { p.Walk.NodeNs = -5 }, "walk.node_ns"},
+		{"negative cores", func(p *Profile) { p.Cores = -2 }, "cores"},
+		{"inflation below 1", func(p *Profile) { p.ComputeInflation = map[int]float64{2: 0.5} }, "compute_inflation[2]"},
+		{"inflation at thread 0", func(p *Profile) { p.ComputeInflation = map[int]float64{0: 1.1} }, "thread count 0"},
+		{"infinite fit", func(p *Profile) { mem(p); p.Memory.Phi.A = math.Inf(1) }, "memory.phi"},
+		{"unknown fit form", func(p *Profile) { mem(p); p.Memory.Psi[2] = Fit{Form: "cubic"} }, "memory.psi[2].form"},
+		{"no line size with fits", func(p *Profile) { mem(p); p.LineSize = 0 }, "line_size"},
+	}
+	for _, tc := range tests {
+		p := Default()
+		tc.change(&p)
+		err := p.Validate()
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: Validate() = %v, want an error naming %q", tc.name, err, tc.want)
+		}
+	}
+	// Save writes no out-of-range profile, and Load refuses one written
+	// by hand, naming the file and the field.
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := Default().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	p := Default()
+	p.Overheads.NoiseHz = 1e12
+	if err := p.Save(path); err == nil || !strings.Contains(err.Error(), "noise_hz") {
+		t.Errorf("Save of an out-of-range profile: %v", err)
+	}
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), `"noise_hz": 510`, `"noise_hz": 1e12`, 1)), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "noise_hz") {
+		t.Errorf("Load of an out-of-range profile: %v", err)
 	}
 }

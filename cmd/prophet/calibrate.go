@@ -59,6 +59,10 @@ them there first.`,
 			}
 			path = def
 		}
+		// Before the minute of measuring.
+		if err := checkOutputs([]string{path}); err != nil {
+			return fmt.Errorf("calibrate: %w", err)
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		res, err := calibrate.Run(ctx, calibrate.Options{

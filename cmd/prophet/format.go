@@ -9,11 +9,17 @@ import (
 // parseThreads reads a comma-separated list of thread counts (ranges like
 // 1-8 allowed), each between 1 and 1024.
 func parseThreads(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no thread count given")
+	}
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
-			continue
+			return nil, fmt.Errorf("%q has an empty item: want counts such as 1,2,4 or a range such as 1-8", s)
+		}
+		if n, err := strconv.Atoi(f); err == nil && n < 1 {
+			return nil, fmt.Errorf("thread count %d is out of range (1 to 1024)", n)
 		}
 		lo, hi, isRange := strings.Cut(f, "-")
 		a, err := strconv.Atoi(lo)

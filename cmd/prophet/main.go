@@ -141,6 +141,11 @@ func exitCode(e *env, err error) int {
 	if errors.Is(err, errRaces) {
 		return 1 // the races are the output
 	}
+	var st *exitStatus
+	if errors.As(err, &st) {
+		fmt.Fprintf(e.stderr, "prophet: %v\n", err)
+		return st.code
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(e.stderr, "prophet: %v\n", err)

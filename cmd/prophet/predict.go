@@ -188,6 +188,10 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		}
 	}
 	bar.Done()
+	if len(out.Results) == 0 {
+		// Every row was left out: say why instead of an empty table.
+		return nil, fmt.Errorf("no prediction to show: %s", strings.Join(out.Notes, "; "))
+	}
 	if pl.machineAt == "" {
 		out.Notes = append(out.Notes, "overheads are prophet's built-in defaults; run prophet calibrate for this machine's own")
 	}
@@ -229,6 +233,11 @@ Examples:
 		}
 		if err := checkFormat(*format, "table", "json", "csv"); err != nil {
 			return err
+		}
+		if !e.checkOnly {
+			if err := checkOutputs([]string{*timeline, *plot}, path, pf.machine); err != nil {
+				return err
+			}
 		}
 		pl, t, err := pf.load(e, path)
 		if err != nil {
@@ -288,6 +297,22 @@ func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error 
 	}
 	meta := map[string]any{"threads": th, "schedule": s.String(), "emulator": "ff"}
 	return writeFileAtomic(path, func(w io.Writer) error { return report.WriteTrace(w, spans, meta) })
+}
+
+// checkOutputs checks, before any work, that every non-empty path of
+// outs can be written as a regular file and is none of inputs (see
+// atomicfile.Check): a command never replaces a device or FIFO, nor
+// destroys what it reads.
+func checkOutputs(outs []string, inputs ...string) error {
+	for _, out := range outs {
+		if out == "" {
+			continue
+		}
+		if _, err := atomicfile.Check(out, inputs...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeFileAtomic writes path through a temporary file renamed into place,

@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/racereport"
@@ -115,16 +113,12 @@ func raceRun(e *env, argv []string) (*racereport.Result, error) {
 	}
 	// Ctrl-C and kill reach the program, which prophet outlives to
 	// clean up.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
+	got := forwardSignals(cmd.Process)
 	runErr := cmd.Wait()
-	signal.Stop(sigs)
-	close(sigs)
+	if sig := got(); sig != nil {
+		_, how := childStatus(runErr)
+		fmt.Fprintf(e.stderr, "prophet: %v received: passed on to %s, which %s\n", sig, argv[0], how)
+	}
 
 	prog := strings.Join(argv, " ")
 	log, err := readWith(logPath, racereport.ReadLog)

@@ -105,7 +105,7 @@ func TestRacePlanted(t *testing.T) {
 	} else if page, _ := os.ReadFile(html); !strings.Contains(string(page), `id="safety"`) || !strings.Contains(string(page), "main.go:26") {
 		t.Errorf("the report has no safety section naming the race")
 	}
-	if code, _, stderr := prophet("report", triangle(t), "-o", html, "--races", html); code != 1 || !strings.Contains(stderr, "--races") {
+	if code, _, stderr := prophet("report", triangle(t), "-o", html, "--races", triangle(t)); code != 1 || !strings.Contains(stderr, "--races") {
 		t.Errorf("report --races with a file that is not a race result: status %d, stderr %q", code, stderr)
 	}
 	// The text form names both lines and the section.

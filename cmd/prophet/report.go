@@ -42,6 +42,11 @@ the apparent races between the tasks, or that none were found.`,
 		if *out == "" {
 			return usagef("report: name the page to write with -o FILE.html")
 		}
+		if !e.checkOnly {
+			if err := checkOutputs([]string{*out}, path, *races, pf.machine); err != nil {
+				return err
+			}
+		}
 		var safety *racereport.Result
 		if *races != "" && !e.checkOnly {
 			if safety, err = readRaces(*races); err != nil {

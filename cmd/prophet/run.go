@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/tree"
@@ -54,14 +56,29 @@ Examples:
 		if err := e.checked(); err != nil {
 			return err
 		}
+		if err := checkOutputs([]string{*out}, fs.Arg(0)); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
 		return runProgram(e, *out, fs.Args(), env...)
 	}
 	return c
 }
 
+// exitStatus is an error that ends prophet with a status of its own:
+// prophet run passes on its program's.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+// Error implements error.
+func (e *exitStatus) Error() string { return e.msg }
+
 // runProgram runs argv with recording on, and env added to its
-// environment, and moves the profile to out only when the program wrote a
-// valid one.
+// environment, and moves the profile to out when the program wrote a
+// valid one, whatever its exit status. prophet exits with the program's
+// status (128+n for a signal n); SIGINT and SIGTERM sent to prophet go
+// on to the program, and prophet removes its temporary files after it.
 func runProgram(e *env, out string, argv []string, env ...string) error {
 	dir := filepath.Dir(out)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -91,24 +108,34 @@ func runProgram(e *env, out string, argv []string, env ...string) error {
 		annotate.EnvVar+"="+abs,
 		annotate.EnvErrors+"="+errFile.Name())
 	cmd.Env = append(cmd.Env, env...)
-	runErr := cmd.Run()
+	prog := strings.Join(argv, " ")
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot run %s: %w", argv[0], err)
+	}
+	got := forwardSignals(cmd.Process)
+	runErr := cmd.Wait()
+	sig := got()
+	status, how := childStatus(runErr)
+	if sig != nil {
+		fmt.Fprintf(e.stderr, "prophet: %v received: passed on to %s, which %s\n", sig, argv[0], how)
+	}
 
 	if msg, _ := os.ReadFile(errFile.Name()); len(strings.TrimSpace(string(msg))) > 0 {
-		return fmt.Errorf("%s: %s", filepath.Base(argv[0]), strings.TrimSpace(string(msg)))
+		err := fmt.Errorf("%s: %s", filepath.Base(argv[0]), strings.TrimSpace(string(msg)))
+		return withStatus(status, err)
 	}
-	if runErr != nil {
-		var ee *exec.ExitError
-		if errors.As(runErr, &ee) {
-			return fmt.Errorf("%s exited with status %d; no profile written", strings.Join(argv, " "), ee.ExitCode())
-		}
+	if runErr != nil && status < 0 {
 		return fmt.Errorf("cannot run %s: %w", argv[0], runErr)
 	}
 	t, err := tree.ReadFile(abs)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s finished without writing a profile: does it call annotate.Stop() before exiting (e.g. defer annotate.Stop() in main)?", strings.Join(argv, " "))
+		if status != 0 {
+			return withStatus(status, fmt.Errorf("%s %s; no profile written", prog, how))
+		}
+		return fmt.Errorf("%s finished without writing a profile: does it call annotate.Stop() before exiting (e.g. defer annotate.Stop() in main)?", prog)
 	}
 	if err != nil {
-		return fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err)
+		return withStatus(status, fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err))
 	}
 	if err := os.Rename(abs, out); err != nil {
 		return fmt.Errorf("run: writing %s: %w", out, err)
@@ -116,6 +143,66 @@ func runProgram(e *env, out string, argv []string, env ...string) error {
 	tot := t.Totals()
 	fmt.Fprintf(e.stderr, "profile written to %s: %d sections, %d tasks, %d locked regions, serial time %s\n",
 		out, tot.Sections, tot.Tasks, tot.Locks, tree.FormatNs(tot.SerialNs))
+	if status != 0 {
+		return &exitStatus{code: status, msg: fmt.Sprintf("%s %s after writing its profile, which is kept (%s)", prog, how, out)}
+	}
 	fmt.Fprintf(e.stderr, "next: prophet predict %s\n", out)
 	return nil
+}
+
+// forwardSignals passes SIGINT and SIGTERM that prophet receives on to p
+// until the returned function is called; that function returns the
+// first signal passed on, or nil.
+func forwardSignals(p *os.Process) func() os.Signal {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	first := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s := range sigs {
+			select {
+			case first <- s:
+			default:
+			}
+			p.Signal(s)
+		}
+	}()
+	return func() os.Signal {
+		signal.Stop(sigs)
+		close(sigs)
+		<-done
+		select {
+		case s := <-first:
+			return s
+		default:
+			return nil
+		}
+	}
+}
+
+// childStatus turns a child's Wait error into the status prophet exits
+// with (128+n for a signal n; -1 when it did not run or could not be
+// waited for) and a phrase saying how it ended.
+func childStatus(err error) (int, string) {
+	if err == nil {
+		return 0, "exited normally"
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return -1, "could not be run"
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+	}
+	return ee.ExitCode(), fmt.Sprintf("exited with status %d", ee.ExitCode())
+}
+
+// withStatus returns err to end prophet with status when the program
+// failed (status > 0), else err itself (exit 1).
+func withStatus(status int, err error) error {
+	if status > 0 {
+		return &exitStatus{code: status, msg: err.Error()}
+	}
+	return err
 }

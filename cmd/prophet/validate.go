@@ -107,6 +107,9 @@ average, a note says the comparison was disturbed.`,
 		if err := e.checked(); err != nil {
 			return err
 		}
+		if err := checkOutputs([]string{*svg}, *machinePath); err != nil {
+			return err
+		}
 		m, _, err := e.machineProfile(*machinePath, *calib)
 		if err != nil {
 			return fmt.Errorf("validate: %w", err)
@@ -120,7 +123,7 @@ average, a note says the comparison was disturbed.`,
 			Kernels: splitList(*kernelList),
 		})
 		if err != nil {
-			return fmt.Errorf("validate: %w", err)
+			return err // validate's errors say "validate:"
 		}
 		if *svg != "" {
 			if err := writeFileAtomic(*svg, rep.WriteSVG); err != nil {

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestOutputsNeverReplace hands every command that writes a file a
+// destination it must not replace: a device, a FIFO, a directory, its
+// own input. Each gives one sentence and exit 1, and the thing is still
+// there afterwards.
+func TestOutputsNeverReplace(t *testing.T) {
+	prof := triangle(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"report to a device", []string{"report", prof, "-o", os.DevNull}, "character device"},
+		{"report over its input", []string{"report", prof, "-o", prof}, "which this command reads"},
+		{"plot to a FIFO", []string{"predict", prof, "--plot", fifo}, "named pipe"},
+		{"timeline to a directory", []string{"predict", prof, "--timeline", dir}, "directory"},
+		{"timeline over its input", []string{"predict", prof, "--timeline", prof}, "which this command reads"},
+		{"calibrate into a missing directory", []string{"calibrate", "-o", filepath.Join(dir, "missing", "m.json")}, "no such file"},
+		{"calibrate to a device", []string{"calibrate", "-o", os.DevNull}, "character device"},
+		{"validate plot to a device", []string{"validate", "--samples", "1", "--plot", os.DevNull}, "character device"},
+		{"run to a FIFO", []string{"run", "-o", fifo, "--", "true"}, "named pipe"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := prophet(tc.args...)
+			if code != 1 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("status %d, stderr %q; want 1 and one sentence saying %q", code, stderr, tc.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v: the destination must be checked before the work", d)
+			}
+		})
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("%s is no longer a device", os.DevNull)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced")
+	}
+	if _, _, err := readProfileOK(prof); err != nil {
+		t.Errorf("the input profile was damaged: %v", err)
+	}
+}
+
+// readProfileOK reads a profile through the tree command.
+func readProfileOK(path string) (int, string, error) {
+	code, out, stderr := prophet("tree", path)
+	if code != 0 {
+		return code, out, &usageError{msg: stderr}
+	}
+	return code, out, nil
+}
+
+// TestRunKeepsWhatItWasGiven: prophet run exits with its program's
+// status (128+n for a signal), keeps a valid profile whatever the status,
+// and passes SIGTERM on, leaving no temporary files behind.
+func TestRunKeepsWhatItWasGiven(t *testing.T) {
+	bin := buildRace(t, "exits", false)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "p.ppt")
+	tests := []struct {
+		args    []string
+		code    int
+		profile bool
+		want    string
+	}{
+		{[]string{"status", "0"}, 0, true, "profile written"},
+		{[]string{"status", "3"}, 3, true, "which is kept"},
+		{[]string{"nostop", "4"}, 4, false, "exited with status 4; no profile written"},
+		{[]string{"kill"}, 128 + 9, true, "killed by signal 9"},
+	}
+	for _, tc := range tests {
+		os.Remove(prof)
+		code, _, stderr := prophet(append([]string{"run", "-o", prof, "--", bin}, tc.args...)...)
+		_, err := os.Stat(prof)
+		if code != tc.code || (err == nil) != tc.profile || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: status %d, profile kept %v, stderr %q; want %d, %v and %q", tc.args, code, err == nil, stderr, tc.code, tc.profile, tc.want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".prophet-run-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestRunPassesSIGTERM runs prophet itself as a process and sends it
+// SIGTERM while its program runs.
+func TestRunPassesSIGTERM(t *testing.T) {
+	bin := buildRace(t, "exits", false)
+	self := filepath.Join(t.TempDir(), "prophet")
+	if out, err := exec.Command("go", "build", "-o", self, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building prophet: %v\n%s", err, out)
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	cmd := exec.Command(self, "run", "-o", filepath.Join(dir, "p.ppt"), "--", bin, "sleep")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(unix.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+15 || !strings.Contains(stderr.String(), "passed on") {
+		t.Errorf("prophet after SIGTERM: %v, stderr %q; want status 143 and a sentence", err, stderr.String())
+	}
+	for _, d := range []string{dir, tmp} {
+		if left, _ := filepath.Glob(filepath.Join(d, "*prophet-run-*")); len(left) > 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+	}
+}
+
+func TestParseThreads(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // the list, or the error's words
+	}{
+		{"1,2,4", "[1 2 4]"},
+		{"1-3,8", "[1 2 3 8]"},
+		{" 2 , 4 ", "[2 4]"},
+		{"", "no thread count"},
+		{"1,,2", "empty item"},
+		{"1,2,", "empty item"},
+		{"-1", "out of range"},
+		{"0", "out of range"},
+		{"2000", "out of range"},
+		{"x", "not a number"},
+		{"4-2", "LOW-HIGH"},
+	}
+	for _, tc := range tests {
+		got, err := parseThreads(tc.in)
+		s := fmt.Sprint(got)
+		if err != nil {
+			s = err.Error()
+		}
+		if !strings.Contains(s, tc.want) {
+			t.Errorf("parseThreads(%q) = %s, want %s", tc.in, s, tc.want)
+		}
+	}
+}
+
+// TestNoSilentAnswers: asked for what it cannot answer, a command says
+// so in one sentence and fails, instead of an empty table.
+func TestNoSilentAnswers(t *testing.T) {
+	prof := triangle(t)
+	many := fmt.Sprint(runtime.NumCPU() + 1)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"predict", prof, "--emulator", "syn", "--threads", many, "--schedule", "static"}, 1, "no prediction to show"},
+		{[]string{"predict", prof, "--threads", "-1"}, 2, "out of range"},
+		{[]string{"predict", prof, "--threads", "1,,2"}, 2, "empty item"},
+		{[]string{"demo", "--scale", "0"}, 2, "--scale"},
+		{[]string{"validate", "--threads", many, "--samples", "1", "--machine", "builtin"}, 1, "no thread count"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := prophet(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "validate: validate:") {
+			t.Errorf("%v: status %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
