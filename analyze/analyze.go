@@ -346,8 +346,8 @@ type series struct {
 	hasPend       bool
 	work, tasks   int64
 	self          int64 // own leaves' work
-	all           []allEnt
-	locks         []lockEnt
+	all           allSum
+	locks         lockSum
 	joinAllNowait bool // the root: every section is joined
 }
 
@@ -369,7 +369,7 @@ func (a *analyzer) compose(n *tree.Node, s *series) error {
 			s.work += w
 			s.self += w
 			if c.Kind == tree.KindL {
-				s.locks = mergeLocks(s.locks, []lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+				s.locks.merge([]lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
 			}
 		case tree.KindSec:
 			ci, err := a.node(c)
@@ -378,8 +378,8 @@ func (a *analyzer) compose(n *tree.Node, s *series) error {
 			}
 			s.work += ci.work * reps
 			s.tasks += ci.tasks * reps
-			s.all = mergeAll(s.all, ci.all, reps)
-			s.locks = mergeLocks(s.locks, ci.locks, reps)
+			s.all.merge(ci.all, reps)
+			s.locks.merge(ci.locks, reps)
 			if c.Nowait && !s.joinAllNowait {
 				// Repetition j's tasks end at cur + j·strand + span; the
 				// last one ends last.
@@ -472,7 +472,7 @@ func (a *analyzer) root(n *tree.Node) (*info, error) {
 	}
 	in := &info{
 		work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks,
-		path: s.curPath, all: s.all, locks: s.locks,
+		path: s.curPath, all: s.all.sorted(), locks: s.locks.sorted(),
 	}
 	if hasLeaves {
 		r := a.region(SerialRegion)
@@ -511,9 +511,9 @@ func (a *analyzer) task(n *tree.Node) (*info, error) {
 		return nil, err
 	}
 	r := a.region(RegionName(n))
-	in := &info{work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks, locks: s.locks}
+	in := &info{work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks, locks: s.locks.sorted()}
 	in.path = ownPath(s.curPath, r, s.curSelf, s.cur)
-	in.all = ownAll(s.all, r, s.self, s.work, s.cur)
+	in.all = ownAll(s.all.sorted(), r, s.self, s.work, s.cur)
 	return in, nil
 }
 
@@ -525,7 +525,8 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 	var best, bestPrefix int64 = 0, 0
 	var bbest float64
 	var bestPath []pathEnt
-	var all []allEnt
+	var all allSum
+	var locks lockSum
 	for _, c := range n.Children {
 		if c == nil {
 			return nil, fmt.Errorf("section %q has a nil child", n.Name)
@@ -542,7 +543,7 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 			self += w
 			in.work += w
 			if c.Kind == tree.KindL {
-				in.locks = mergeLocks(in.locks, []lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+				locks.merge([]lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
 			}
 		case tree.KindTask:
 			ci, err := a.node(c)
@@ -551,8 +552,8 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 			}
 			in.work += ci.work * reps
 			in.tasks += (ci.tasks + 1) * reps
-			all = mergeAll(all, ci.all, reps)
-			in.locks = mergeLocks(in.locks, ci.locks, reps)
+			all.merge(ci.all, reps)
+			locks.merge(ci.locks, reps)
 			// All reps start after the same prefix; one of them is on
 			// the path.
 			if cand := prefix + ci.span; cand > best || bestPath == nil {
@@ -579,7 +580,8 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 		in.bspan += max(a.ov.JoinNs, 0)
 	}
 	in.path = ownPath(path, r, pathSelf, in.span)
-	in.all = ownAll(all, r, self, in.work, in.span)
+	in.all = ownAll(all.sorted(), r, self, in.work, in.span)
+	in.locks = locks.sorted()
 	return in, nil
 }
 
@@ -646,14 +648,61 @@ func mergePath(x, y []pathEnt, m int64) []pathEnt {
 
 // mergeAll returns a new slice: x + m·y.
 func mergeAll(x, y []allEnt, m int64) []allEnt {
-	return mergeScaled(x, y, m, func(e allEnt) regionID { return e.r }, func(e, f allEnt, m int64) allEnt {
-		return allEnt{r: f.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self}
-	})
+	return mergeScaled(x, y, m, allEnt.key, allEnt.plus)
 }
 
-// mergeLocks returns a new slice: x + m·y.
-func mergeLocks(x, y []lockEnt, m int64) []lockEnt {
-	return mergeScaled(x, y, m, func(e lockEnt) int { return e.id }, func(e, f lockEnt, m int64) lockEnt {
-		return lockEnt{id: f.id, ns: e.ns + m*f.ns, n: e.n + m*f.n}
-	})
+// sum accumulates x + Σ mᵢ·yᵢ of lists sorted by key in a map, and
+// sorts once: merging list after list into a sorted slice copied the
+// whole slice each time, quadratic in the distinct keys (a loop whose
+// tasks each take their own lock took a minute for 65,536 ids). The
+// zero sum is empty.
+type sum[E keyed[E, K], K cmp.Ordered] map[K]E
+
+// keyed is an entry of a sum: its key, and e + m·f for an f of its key
+// (e may be the zero entry).
+type keyed[E any, K cmp.Ordered] interface {
+	key() K
+	plus(f E, m int64) E
+}
+
+// merge adds m·y.
+func (s *sum[E, K]) merge(y []E, m int64) {
+	if m == 0 || len(y) == 0 {
+		return
+	}
+	if *s == nil {
+		*s = make(sum[E, K], len(y))
+	}
+	for _, f := range y {
+		k := f.key()
+		(*s)[k] = (*s)[k].plus(f, m)
+	}
+}
+
+// sorted returns the sum as a list sorted by key.
+func (s sum[E, K]) sorted() []E {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]E, 0, len(s))
+	for _, e := range s {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b E) int { return cmp.Compare(a.key(), b.key()) })
+	return out
+}
+
+// lockSum and allSum are sums of lock and region entries.
+type (
+	lockSum = sum[lockEnt, int]
+	allSum  = sum[allEnt, regionID]
+)
+
+func (e lockEnt) key() int { return e.id }
+func (e lockEnt) plus(f lockEnt, m int64) lockEnt {
+	return lockEnt{id: f.id, ns: e.ns + m*f.ns, n: e.n + m*f.n}
+}
+func (e allEnt) key() regionID { return e.r }
+func (e allEnt) plus(f allEnt, m int64) allEnt {
+	return allEnt{r: f.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self}
 }

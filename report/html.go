@@ -200,11 +200,7 @@ func buildView(in Page) (view, error) {
 	if t := in.Totals; t != nil {
 		locks := "none"
 		if len(t.LockIDs) > 0 {
-			ids := make([]string, len(t.LockIDs))
-			for i, id := range t.LockIDs {
-				ids[i] = strconv.Itoa(id)
-			}
-			locks = strings.Join(ids, ", ")
+			locks = tree.FormatIDs(t.LockIDs)
 		}
 		v.Totals = [][2]string{
 			{"Serial time (sum of all U and L lengths)", durNs(float64(t.SerialNs))},

@@ -435,3 +435,24 @@ func TestBuilderSteadyStateAllocs(t *testing.T) {
 		t.Errorf("%v allocations per merged task, want 0", a)
 	}
 }
+
+func TestFormatIDs(t *testing.T) {
+	many := make([]int, 65536)
+	for i := range many {
+		many[i] = i
+	}
+	tests := []struct {
+		ids  []int
+		want string
+	}{
+		{[]int{1}, "1"},
+		{[]int{1, 2, 7}, "1, 2, 7"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8}, "1, 2, 3, 4, 5, 6, 7, 8"},
+		{many, "0, 1, 2, 3, 4, … 65531 more, 65536 in all from 0 to 65535"},
+	}
+	for _, tc := range tests {
+		if got := FormatIDs(tc.ids); got != tc.want {
+			t.Errorf("FormatIDs(%d ids) = %q, want %q", len(tc.ids), got, tc.want)
+		}
+	}
+}

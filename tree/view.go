@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -102,11 +103,7 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 	}
 	fmt.Fprintf(bw, ", %d tasks, %d sections (%d top-level), %d locks", tot.Tasks, tot.Sections, tot.TopSections, tot.Locks)
 	if len(tot.LockIDs) > 0 {
-		ids := make([]string, 0, len(tot.LockIDs))
-		for _, id := range tot.LockIDs {
-			ids = append(ids, fmt.Sprint(id))
-		}
-		fmt.Fprintf(bw, " (ids %s)", strings.Join(ids, ", "))
+		fmt.Fprintf(bw, " (ids %s)", FormatIDs(tot.LockIDs))
 	}
 	fmt.Fprintf(bw, ", %d distinct nodes of %d expanded, depth %d\n", tot.Nodes, tot.ExpandedNodes, tot.MaxDepth)
 	if err := bw.Flush(); err != nil {
@@ -267,4 +264,26 @@ func JSON(t *Tree) *View {
 		v.Nodes = append(v.Nodes, conv(c))
 	}
 	return v
+}
+
+// maxIDsShown is how many lock ids FormatIDs lists before it summarizes.
+const maxIDsShown = 8
+
+// FormatIDs lists sorted lock ids for a person: all of them when there
+// are few, else the first few, how many more and their range, so that a
+// profile with a lock per hash bucket does not print a line of tens of
+// thousands of numbers.
+func FormatIDs(ids []int) string {
+	if len(ids) <= maxIDsShown {
+		s := make([]string, len(ids))
+		for i, id := range ids {
+			s[i] = strconv.Itoa(id)
+		}
+		return strings.Join(s, ", ")
+	}
+	s := make([]string, maxIDsShown-3)
+	for i := range s {
+		s[i] = strconv.Itoa(ids[i])
+	}
+	return fmt.Sprintf("%s, … %d more, %d in all from %d to %d", strings.Join(s, ", "), len(ids)-len(s), len(ids), ids[0], ids[len(ids)-1])
 }

@@ -132,6 +132,11 @@ a bare section or task name works when it is unambiguous.`,
 			return err
 		}
 		opt := pl.options()
+		for _, tr := range []*tree.Tree{t, nt} {
+			if err := pl.checkBudget(tr, 2*pl.sweepSize()); err != nil {
+				return err
+			}
+		}
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
 			return err

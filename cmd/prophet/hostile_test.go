@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parallel-prophet/prophet/tree"
 	"golang.org/x/sys/unix"
 )
 
@@ -183,5 +184,48 @@ func TestNoSilentAnswers(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "validate: validate:") {
 			t.Errorf("%v: status %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestTinyProfilesHugeTrees: a few hundred bytes can stand for 10^12
+// tasks through shared subtrees and nesting. Every command answers in a
+// moment: the ones that only read the compressed tree, or a sentence
+// naming the budget.
+func TestTinyProfilesHugeTrees(t *testing.T) {
+	dir := t.TempDir()
+	inner := tree.Sec("inner", tree.Run(1<<20, tree.Task("i", tree.U(10))))
+	shared := tree.New(tree.Sec("outer", tree.Run(1<<20, tree.Task("o", inner))))
+	n := tree.Task("leaf", tree.U(5))
+	for range 4 {
+		n = tree.Task("t", tree.Sec("s", tree.Run(1000, n)))
+	}
+	nested := tree.New(tree.Sec("top", n))
+	for name, tr := range map[string]*tree.Tree{"shared": shared, "nested": nested} {
+		path := filepath.Join(dir, name+".ppt")
+		if err := tree.WriteFile(path, tr); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"predict", path},
+			{"predict", path, "--threads", "2", "--schedule", "static", "--timeline", filepath.Join(dir, "t.json")},
+			{"report", path, "-o", filepath.Join(dir, "r.html")},
+			{"whatif", path, "--region", map[string]string{"shared": "i", "nested": "leaf"}[name], "--faster", "2"},
+		} {
+			start := time.Now()
+			code, _, stderr := prophet(args...)
+			if code != 1 || !strings.Contains(stderr, "budget") || time.Since(start) > 5*time.Second {
+				t.Errorf("%s %v: status %d after %v, stderr %q; want 1 at once, naming the budget", name, args[0], code, time.Since(start), stderr)
+			}
+		}
+		for _, args := range [][]string{{"tree", path}, {"tree", path, "--format", "json"}, {"analyze", path}, {"whatif", path, "--target-parallelism", "1e9"}} {
+			start := time.Now()
+			code, out, stderr := prophet(args...)
+			if code != 0 || len(out) > 1<<16 || time.Since(start) > 5*time.Second {
+				t.Errorf("%s %v: status %d, %d bytes out after %v, stderr %q", name, args, code, len(out), time.Since(start), stderr)
+			}
+		}
+	}
+	if code, _, stderr := prophet("predict", triangle(t), "--budget", "-1"); code != 2 || !strings.Contains(stderr, "--budget") {
+		t.Errorf("--budget -1: status %d, stderr %q", code, stderr)
 	}
 }

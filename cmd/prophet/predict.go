@@ -23,16 +23,27 @@ import (
 // predictFlags are the flags predict shares with demo and report.
 type predictFlags struct {
 	threads, schedules, emulators, memory, machine string
+	// budget bounds the tree nodes the emulations may visit (0: none).
+	budget float64
 }
+
+// defaultBudget is how many tree nodes a command's emulations may visit
+// in all unless --budget says otherwise: about a minute of ff at its
+// design speed of 10^7 nodes a second. A profile of a few hundred bytes
+// can stand for 10^12 tasks through shared subtrees; without a budget
+// emulating it would take the machine's memory and hours.
+const defaultBudget = 5e8
 
 func (p *predictFlags) register(c *command, fs interface {
 	StringVar(*string, string, string, string)
+	Float64Var(*float64, string, float64, string)
 }) {
 	fs.StringVar(&p.threads, "threads", "1,2,4,8,16", "thread counts to predict (comma-separated; ranges like 1-8 allowed)")
 	fs.StringVar(&p.schedules, "schedule", "static,static:1,dynamic:1,guided:1,spawn", "schedules: static, static:C, dynamic:C, guided:C, spawn")
 	fs.StringVar(&p.emulators, "emulator", "ff", "emulators: ff (fast-forward, any thread count), syn (real goroutines, up to this machine's cores)")
 	fs.StringVar(&p.memory, "memory", "auto", "memory model: auto (when the profile has counters and a machine profile is found), on, off")
 	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
+	fs.Float64Var(&p.budget, "budget", defaultBudget, "tree nodes the emulations may visit in all, about a minute of work (0: no limit)")
 }
 
 // plan is everything needed to run predictions, parsed from flags.
@@ -43,12 +54,16 @@ type plan struct {
 	mode      memmodel.Mode
 	machine   machine.Profile
 	machineAt string // where the profile came from, "" for built-in defaults
+	budget    float64
 }
 
 // plan parses the flags into a plan without its machine profile (see
 // withMachine).
 func (p *predictFlags) plan() (*plan, error) {
-	pl := &plan{}
+	if !(p.budget >= 0) {
+		return nil, usagef("--budget: want 0 (no limit) or a positive number of nodes, not %g", p.budget)
+	}
+	pl := &plan{budget: p.budget}
 	var err error
 	if pl.threads, err = parseThreads(p.threads); err != nil {
 		return nil, usagef("--threads: %v", err)
@@ -137,6 +152,23 @@ func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 	return pl, t, nil
 }
 
+// checkBudget fails, before any emulation, when predictions predictions
+// of t (each emulating it once) would visit more tree nodes than the
+// plan's budget allows.
+func (pl *plan) checkBudget(t *tree.Tree, predictions int) error {
+	if pl.budget <= 0 {
+		return nil
+	}
+	nodes := float64(t.Totals().ExpandedNodes)
+	if visits := nodes * float64(predictions); visits > pl.budget {
+		return fmt.Errorf("the profile expands to %.3g nodes, and %d prediction(s) of it would visit %.3g, over the budget of %.3g (about a minute of work): predict fewer thread counts, schedules or emulators, or raise --budget (0: no limit)", nodes, predictions, visits, pl.budget)
+	}
+	return nil
+}
+
+// sweepSize is the number of predictions one sweep of pl makes.
+func (pl *plan) sweepSize() int { return len(pl.emulators) * len(pl.threads) * len(pl.schedules) }
+
 // predictGCPercent is the garbage collector's target percentage while
 // predictAll runs its sweep (for predict, report and the demo), unless
 // GOGC is set: a prediction's heap is a few
@@ -170,6 +202,9 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	passes := []func(*tree.Node, int) float64{nil}
 	if status.Burdened() {
 		passes = append(passes, burden)
+	}
+	if err := pl.checkBudget(t, len(passes)*pl.sweepSize()); err != nil {
+		return nil, err
 	}
 	total := len(passes) * len(pl.emulators) * len(pl.threads) * len(pl.schedules)
 	bar := progress.New(e.stderr, "predicting", total)
@@ -281,6 +316,9 @@ const maxTimelineSpans = 200_000
 func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
+	if err := pl.checkBudget(t, 1); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
 	opt := pl.options()
 	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Burdened() {
 		opt.Burden = burden // the timeline shows what the prediction assumed
