@@ -73,7 +73,10 @@ func startFromEnv(getenv func(string) string) error {
 	if path == "" {
 		return nil
 	}
-	var opt profiler.Options
+	// Recorded from init, on the main goroutine; a test binary calls
+	// the annotations from its tests' goroutines: the first to record
+	// owns the recording.
+	opt := profiler.Options{Adopt: true}
 	err := envTolerance(getenv(EnvTolerance), &opt)
 	if err == nil {
 		if err = StartWith(path, opt); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parallel-prophet/prophet/profiler"
@@ -314,5 +315,56 @@ func TestEnvTolerance(t *testing.T) {
 		if err := envTolerance(bad, &opt); err == nil {
 			t.Errorf("envTolerance(%q) = nil, want an error", bad)
 		}
+	}
+}
+
+// TestForeignGoroutines: annotations from goroutines other than the one
+// recording, at once or one at a time, are refused with ErrForeign,
+// never a panic and never a silent profile.
+func TestForeignGoroutines(t *testing.T) {
+	concurrent := func() {
+		SecBegin("s")
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5000 {
+					TaskBegin("t")
+					LockBegin(1)
+					LockEnd(1)
+					TaskEnd()
+				}
+			}()
+		}
+		for range 5000 {
+			TaskBegin("mine")
+			TaskEnd()
+		}
+		wg.Wait()
+		SecEnd(false)
+	}
+	oneAtATime := func() {
+		SecBegin("s")
+		done := make(chan struct{})
+		go func() {
+			TaskBegin("t")
+			TaskEnd()
+			close(done)
+		}()
+		<-done
+		SecEnd(false)
+	}
+	for name, fn := range map[string]func(){"concurrent": concurrent, "one at a time": oneAtATime} {
+		for range 5 {
+			tr, err := Record(fn)
+			if !errors.Is(err, profiler.ErrForeign) || tr != nil {
+				t.Errorf("%s: Record = %v, %v; want no tree and ErrForeign", name, tr != nil, err)
+			}
+		}
+	}
+	// The recording goroutine alone still records.
+	if _, err := Record(func() { Loop("l", 3, func(int) {}) }); err != nil {
+		t.Errorf("a serial recording after foreign ones: %v", err)
 	}
 }

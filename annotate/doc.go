@@ -56,10 +56,12 @@
 // # One goroutine
 //
 // The annotated program is serial. Recording belongs to the goroutine
-// that started it (the main goroutine, for PROPHET_PROFILE), which is
-// locked to its OS thread and pinned to one CPU until Stop; annotation
-// calls from other goroutines while recording are not supported (they
-// race with the recorder and corrupt the profile).
+// that started it (for PROPHET_PROFILE, the first goroutine that records
+// an event: the main goroutine of a program, a test's goroutine in a
+// test binary), which is locked to its OS thread and pinned to one CPU
+// until Stop. Annotation calls from any other goroutine while recording,
+// at the same time or one after another, are not recorded: Stop then
+// returns profiler.ErrForeign and writes no profile.
 //
 // # Race mode
 //

@@ -8,9 +8,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/gid"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -41,6 +43,12 @@ type Options struct {
 	Counters CounterOpener
 	// NoCounters turns the per-section counters off.
 	NoCounters bool
+	// Adopt gives the recording to the first goroutine that records an
+	// event, rather than to the one that called Start: for a recording
+	// started before the program's own code runs (PROPHET_PROFILE's, in
+	// package initialization, while a test binary runs its tests on
+	// goroutines of their own).
+	Adopt bool
 	// NoPin leaves the thread's CPU affinity alone (the goroutine is
 	// still locked to its thread while recording).
 	NoPin bool
@@ -107,11 +115,12 @@ type sums struct {
 // goroutine that called Start, and not after Stop.
 type Profiler struct {
 	// Hot fields, touched by every event.
-	n        int   // buffered records
-	last     int64 // stamp where the current interval began
-	depth    int   // open sections (for top-level counters)
-	tsc      bool  // stamps are time-stamp counter ticks
-	counting bool  // counters are on
+	owner    atomic.Uintptr // gid.G() of the goroutine recording (0: the first to call)
+	n        int            // buffered records
+	last     int64          // stamp where the current interval began
+	depth    int            // open sections (for top-level counters)
+	tsc      bool           // stamps are time-stamp counter ticks
+	counting bool           // counters are on
 	buf      [bufLen]record
 
 	opt       Options
@@ -132,6 +141,11 @@ type Profiler struct {
 	stack    []Annotation // open annotations; stack[0] is the root
 	err      *AnnotationError
 	stopped  bool
+
+	// foreign is set by an event method called from another goroutine
+	// than the owner, which returns at once without touching anything
+	// else: the profile is then refused (ErrForeign).
+	foreign atomic.Bool
 
 	counters CounterSet
 	note     string // why counters are missing
@@ -154,6 +168,9 @@ type Profiler struct {
 // recorded in the tree's Meta.
 func Start(opt Options) (*Profiler, error) {
 	p := &Profiler{opt: opt, nsPerTick: 1, sums: map[string]*sums{}}
+	if !opt.Adopt {
+		p.owner.Store(gid.G())
+	}
 	p.recorded = time.Now()
 	var tscNote string
 	switch opt.Clock {
@@ -298,8 +315,27 @@ func (p *Profiler) putAt(t int64, o op, name string, arg int64) {
 	}
 }
 
+// mine reports whether the calling goroutine is the one recording, and
+// notes a call from another one (see ErrForeign).
+func (p *Profiler) mine() bool {
+	g := gid.G()
+	if o := p.owner.Load(); o == g || (o == 0 && p.owner.CompareAndSwap(0, g)) {
+		return true
+	}
+	p.foreign.Store(true)
+	return false
+}
+
+// ErrForeign is returned by Stop when an event method was called from
+// another goroutine than the one that called Start: the annotated
+// program must be serial, and such events are not recorded.
+var ErrForeign = errors.New("annotations were called from another goroutine than the one recording; the annotated program must be serial (its parallelism is what the annotations describe), so no profile is written")
+
 // SecBegin records the start of a parallel section.
 func (p *Profiler) SecBegin(name string) {
+	if !p.mine() {
+		return
+	}
 	p.put(opSecBegin, name, 0)
 	p.depth++
 	if p.depth == 1 && p.counting {
@@ -310,6 +346,9 @@ func (p *Profiler) SecBegin(name string) {
 // SecEnd records the end of the innermost section; nowait means no
 // barrier at its end.
 func (p *Profiler) SecEnd(nowait bool) {
+	if !p.mine() {
+		return
+	}
 	t := p.now()
 	var arg int64
 	if nowait {
@@ -331,7 +370,11 @@ func (p *Profiler) SecEnd(nowait bool) {
 // into the program (recording off must stay a load and a branch).
 //
 //go:noinline
-func (p *Profiler) TaskBegin(name string) { p.put(opTaskBegin, name, 0) }
+func (p *Profiler) TaskBegin(name string) {
+	if p.mine() {
+		p.put(opTaskBegin, name, 0)
+	}
+}
 
 // TaskEnd records the end of the innermost task.
 //
@@ -339,7 +382,11 @@ func (p *Profiler) TaskBegin(name string) { p.put(opTaskBegin, name, 0) }
 // into the program (recording off must stay a load and a branch).
 //
 //go:noinline
-func (p *Profiler) TaskEnd() { p.put(opTaskEnd, "", 0) }
+func (p *Profiler) TaskEnd() {
+	if p.mine() {
+		p.put(opTaskEnd, "", 0)
+	}
+}
 
 // LockBegin records acquiring lock id.
 //
@@ -347,7 +394,11 @@ func (p *Profiler) TaskEnd() { p.put(opTaskEnd, "", 0) }
 // into the program (recording off must stay a load and a branch).
 //
 //go:noinline
-func (p *Profiler) LockBegin(id int) { p.put(opLockBegin, "", int64(id)) }
+func (p *Profiler) LockBegin(id int) {
+	if p.mine() {
+		p.put(opLockBegin, "", int64(id))
+	}
+}
 
 // LockEnd records releasing lock id.
 //
@@ -355,7 +406,11 @@ func (p *Profiler) LockBegin(id int) { p.put(opLockBegin, "", int64(id)) }
 // into the program (recording off must stay a load and a branch).
 //
 //go:noinline
-func (p *Profiler) LockEnd(id int) { p.put(opLockEnd, "", int64(id)) }
+func (p *Profiler) LockEnd(id int) {
+	if p.mine() {
+		p.put(opLockEnd, "", int64(id))
+	}
+}
 
 // EventCostNs returns the per-event cost that is subtracted from every
 // interval.
@@ -669,10 +724,15 @@ func (p *Profiler) Stop() (*tree.Tree, error) {
 	if p.stopped {
 		return nil, errors.New("profiler: Stop called twice")
 	}
+	p.mine() // a Stop from another goroutine counts as a foreign call
 	r := &p.buf[p.n]
 	r.from, r.t, r.name, r.arg, r.op = p.last, t, "", 0, opStop
 	p.n++
-	return p.finish()
+	tr, err := p.finish()
+	if p.foreign.Load() {
+		return nil, ErrForeign
+	}
+	return tr, err
 }
 
 // finish builds the tree from the buffered events (the last one an
@@ -753,6 +813,7 @@ func (p *Profiler) averageCounters(root *tree.Node) {
 func measureEventCost(tsc bool) float64 {
 	const batches, pairs = 31, 100 // 2*pairs < bufLen: no flush
 	s := &Profiler{tsc: tsc}
+	s.owner.Store(gid.G())
 	means := make([]float64, 0, batches)
 	for range batches {
 		s.n = 0
