@@ -17,7 +17,19 @@ type TextOptions struct {
 	// rest are summed up in one line ("… 1234 more tasks"); 0 means 20 and
 	// a negative value prints all of them.
 	MaxChildren int
+	// MaxLines bounds the node lines printed in all; 0 means
+	// DefaultMaxLines and a negative value prints every line. Subtrees
+	// shared through the dictionary print under each parent, so a small
+	// profile can otherwise print without end.
+	MaxLines int
 }
+
+// DefaultMaxLines is TextOptions.MaxLines's default.
+const DefaultMaxLines = 2000
+
+// MaxJSONNodes bounds the nodes JSON writes; deeper ones are left out
+// and counted in View.LeftOut.
+const MaxJSONNodes = 20_000
 
 // FormatNs formats a duration in nanoseconds with three significant
 // digits in ns, µs, ms or s.
@@ -57,6 +69,10 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 	if opt.MaxChildren == 0 {
 		opt.MaxChildren = 20
 	}
+	if opt.MaxLines == 0 {
+		opt.MaxLines = DefaultMaxLines
+	}
+	lines, cut := 0, false
 	bw := bufio.NewWriter(w)
 	tot := t.Totals()
 	sum := newSummer()
@@ -64,9 +80,14 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 		FormatNs(tot.SerialNs), tot.Tasks, tot.Sections, tot.Locks)
 	var node func(n *Node, depth int)
 	node = func(n *Node, depth int) {
-		if opt.MaxDepth > 0 && depth > opt.MaxDepth {
+		if opt.MaxDepth > 0 && depth > opt.MaxDepth || cut {
 			return
 		}
+		if opt.MaxLines > 0 && lines >= opt.MaxLines {
+			cut = true
+			return
+		}
+		lines++
 		ind := strings.Repeat("  ", depth)
 		fmt.Fprintf(bw, "%s%s\n", ind, describe(n, sum))
 		if len(n.Children) == 0 {
@@ -97,6 +118,9 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 	if rest := t.Root.Children[len(top):]; len(rest) > 0 {
 		fmt.Fprintf(bw, "  … %s\n", summarize(rest, sum))
 	}
+	if cut {
+		fmt.Fprintf(bw, "… stopped after %d lines (--depth and --children narrow what is shown)\n", opt.MaxLines)
+	}
 	fmt.Fprintf(bw, "totals: serial %s", FormatNs(tot.SerialNs))
 	if m := t.Meta.MeasuredNs; m > 0 {
 		fmt.Fprintf(bw, " (measured %s, %+.2f%%)", FormatNs(m), 100*float64(tot.SerialNs-m)/float64(m))
@@ -123,9 +147,26 @@ func plural(n int, one, many string) string {
 type summer struct {
 	memo  map[*Node]int64
 	tasks map[*Node]int64
+	views map[*Node]int64 // JSON nodes below and including a node
 }
 
-func newSummer() *summer { return &summer{tasks: make(map[*Node]int64)} }
+func newSummer() *summer {
+	return &summer{tasks: make(map[*Node]int64), views: make(map[*Node]int64)}
+}
+
+// nodes returns how many NodeViews JSON would write for n: n and each of
+// its children's, a shared child under each parent.
+func (s *summer) nodes(n *Node) int64 {
+	if v, ok := s.views[n]; ok {
+		return v
+	}
+	k := int64(1)
+	for _, c := range n.Children {
+		k = sat(k, s.nodes(c), 1)
+	}
+	s.views[n] = k
+	return k
+}
 
 func (s *summer) work(n *Node) int64 { return work(n, &s.memo) }
 
@@ -218,6 +259,10 @@ type View struct {
 	Totals
 	Meta  Meta       `json:"meta"`
 	Nodes []NodeView `json:"nodes"`
+	// LeftOut counts the nodes not written once MaxJSONNodes were: a
+	// node shared by several parents appears under each, so a small
+	// profile can stand for more nodes than any file should hold.
+	LeftOut int64 `json:"left_out,omitempty"`
 }
 
 // NodeView is the JSON form of one node. A node shared by several parents
@@ -242,8 +287,11 @@ func JSON(t *Tree) *View {
 		return nil
 	}
 	s := newSummer()
+	view := &View{Totals: t.Totals(), Meta: t.Meta, Nodes: []NodeView{}}
+	written := 0
 	var conv func(n *Node) NodeView
 	conv = func(n *Node) NodeView {
+		written++
 		v := NodeView{Kind: n.Kind.String(), Name: n.Name, Count: n.Reps(),
 			WorkNs: s.work(n), Nowait: n.Nowait, Counters: n.Counters}
 		if n.Kind.IsLeaf() {
@@ -255,15 +303,22 @@ func JSON(t *Tree) *View {
 			v.Lock = &id
 		}
 		for _, c := range n.Children {
+			if written >= MaxJSONNodes {
+				view.LeftOut += s.nodes(c)
+				continue
+			}
 			v.Children = append(v.Children, conv(c))
 		}
 		return v
 	}
-	v := &View{Totals: t.Totals(), Meta: t.Meta, Nodes: []NodeView{}}
 	for _, c := range t.Root.Children {
-		v.Nodes = append(v.Nodes, conv(c))
+		if written >= MaxJSONNodes {
+			view.LeftOut += s.nodes(c)
+			continue
+		}
+		view.Nodes = append(view.Nodes, conv(c))
 	}
-	return v
+	return view
 }
 
 // maxIDsShown is how many lock ids FormatIDs lists before it summarizes.

@@ -193,23 +193,30 @@ func TestNoSilentAnswers(t *testing.T) {
 // naming the budget.
 func TestTinyProfilesHugeTrees(t *testing.T) {
 	dir := t.TempDir()
-	inner := tree.Sec("inner", tree.Run(1<<20, tree.Task("i", tree.U(10))))
+	inner := tree.Sec("inner", tree.Run(1<<20, tree.Task("leaf", tree.U(10))))
 	shared := tree.New(tree.Sec("outer", tree.Run(1<<20, tree.Task("o", inner))))
 	n := tree.Task("leaf", tree.U(5))
 	for range 4 {
 		n = tree.Task("t", tree.Sec("s", tree.Run(1000, n)))
 	}
 	nested := tree.New(tree.Sec("top", n))
-	for name, tr := range map[string]*tree.Tree{"shared": shared, "nested": nested} {
+	// Each level's section holds the level below eight times, shared:
+	// 8^8 nodes when printed, from a file of a few hundred bytes.
+	w := tree.Task("leaf", tree.U(7))
+	for range 8 {
+		w = tree.Task("t", tree.Sec("s", w, w, w, w, w, w, w, w))
+	}
+	wide := tree.New(tree.Sec("top", w))
+	for name, tr := range map[string]*tree.Tree{"shared": shared, "nested": nested, "wide": wide} {
 		path := filepath.Join(dir, name+".ppt")
 		if err := tree.WriteFile(path, tr); err != nil {
 			t.Fatal(err)
 		}
 		for _, args := range [][]string{
 			{"predict", path},
-			{"predict", path, "--threads", "2", "--schedule", "static", "--timeline", filepath.Join(dir, "t.json")},
+			{"predict", path, "--threads", "2-16", "--schedule", "static", "--timeline", filepath.Join(dir, "t.json")},
 			{"report", path, "-o", filepath.Join(dir, "r.html")},
-			{"whatif", path, "--region", map[string]string{"shared": "i", "nested": "leaf"}[name], "--faster", "2"},
+			{"whatif", path, "--region", "leaf", "--faster", "2"},
 		} {
 			start := time.Now()
 			code, _, stderr := prophet(args...)
@@ -220,7 +227,7 @@ func TestTinyProfilesHugeTrees(t *testing.T) {
 		for _, args := range [][]string{{"tree", path}, {"tree", path, "--format", "json"}, {"analyze", path}, {"whatif", path, "--target-parallelism", "1e9"}} {
 			start := time.Now()
 			code, out, stderr := prophet(args...)
-			if code != 0 || len(out) > 1<<16 || time.Since(start) > 5*time.Second {
+			if code != 0 && !strings.Contains(stderr, "cannot be reached") || len(out) > 20<<20 || time.Since(start) > 5*time.Second {
 				t.Errorf("%s %v: status %d, %d bytes out after %v, stderr %q", name, args, code, len(out), time.Since(start), stderr)
 			}
 		}

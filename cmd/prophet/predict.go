@@ -28,11 +28,11 @@ type predictFlags struct {
 }
 
 // defaultBudget is how many tree nodes a command's emulations may visit
-// in all unless --budget says otherwise: about a minute of ff at its
-// design speed of 10^7 nodes a second. A profile of a few hundred bytes
+// in all unless --budget says otherwise: under a minute of ff, which
+// visits 5 to 10 million nodes a second. A profile of a few hundred bytes
 // can stand for 10^12 tasks through shared subtrees; without a budget
 // emulating it would take the machine's memory and hours.
-const defaultBudget = 5e8
+const defaultBudget = 2.5e8
 
 func (p *predictFlags) register(c *command, fs interface {
 	StringVar(*string, string, string, string)

@@ -27,6 +27,7 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 		format := fs.String("format", "text", "output format: text or json")
 		depth := fs.Int("depth", 0, "deepest level to print (0: all)")
 		most := fs.Int("children", 20, "children printed per node before the rest are summed up (-1: all)")
+		lines := fs.Int("lines", tree.DefaultMaxLines, "node lines printed in all before the output stops (-1: all)")
 		machinePath := fs.String("machine", "", "machine profile for the burden factors (default: the user config directory's, else none)")
 		threads := fs.String("threads", "2,4,8,16", "thread counts to show burden factors β_t for")
 		t, th, m, err := profileCommand(e, fs, args, format, []string{"text", "json"}, threads, machinePath, false)
@@ -38,7 +39,7 @@ serial_ns, tasks, sections, locks, the recording's metadata and the nodes.`,
 			enc.SetIndent("", "  ")
 			return enc.Encode(tree.JSON(t))
 		}
-		if err := tree.WriteText(e.stdout, t, tree.TextOptions{MaxDepth: *depth, MaxChildren: *most}); err != nil {
+		if err := tree.WriteText(e.stdout, t, tree.TextOptions{MaxDepth: *depth, MaxChildren: *most, MaxLines: *lines}); err != nil {
 			return err
 		}
 		return writeBurdens(e.stdout, t, m, th)
