@@ -78,8 +78,12 @@ type raceLockSlot struct {
 	mu      sync.Mutex
 }
 
-// raceLocks is allocated by the main goroutine when race mode starts.
-var raceLocks []raceLockSlot
+// raceLocks is allocated by the main goroutine when race mode starts;
+// raceLocksClaimed counts its claimed slots.
+var (
+	raceLocks        []raceLockSlot
+	raceLocksClaimed atomic.Int64
+)
 
 // startRace switches race mode on, writing its log to path.
 func startRace(path string) error {
@@ -242,17 +246,21 @@ func raceMutex(id int) *sync.Mutex {
 	defer runtime.RaceEnable()
 	h := uint64(id) * 0x9e3779b97f4a7c15
 	start := int(h >> 48) // 16 bits: raceLockSlots
+	full := raceLocksClaimed.Load() == raceLockSlots
 	for i := 0; i < raceLockSlots; i++ {
 		s := &raceLocks[(start+i)%raceLockSlots]
-		if s.claimed.Load() {
-			if s.id.Load() == int64(id) {
-				return &s.mu
+		if !s.claimed.Load() {
+			if full {
+				break
 			}
-			continue
+			s.id.Store(int64(id))
+			s.claimed.Store(true)
+			raceLocksClaimed.Add(1)
+			return &s.mu
 		}
-		s.id.Store(int64(id))
-		s.claimed.Store(true)
-		return &s.mu
+		if s.id.Load() == int64(id) {
+			return &s.mu
+		}
 	}
 	return &raceLocks[start].mu
 }
