@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -195,6 +196,19 @@ func TestPredictTableCSVTimelinePlot(t *testing.T) {
 	}
 	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<svg")) {
 		t.Errorf("plot is not an SVG: %v", err)
+	}
+	gz := filepath.Join(dir, "trace.json.gz")
+	if code, _, stderr := prophet("predict", prof, "--threads", "4", "--schedule", "dynamic:1", "--timeline", gz); code != 0 {
+		t.Fatalf("timeline .json.gz: status %d: %s", code, stderr)
+	}
+	if f, err := os.Open(gz); err != nil {
+		t.Error(err)
+	} else {
+		zr, err := gzip.NewReader(f)
+		if err != nil || json.NewDecoder(zr).Decode(&events) != nil || len(events.TraceEvents) == 0 {
+			t.Errorf("the .json.gz timeline is not gzip-compressed trace-event JSON: %v", err)
+		}
+		f.Close()
 	}
 	code, out, _ = prophet("predict", prof, "--format", "csv", "--threads", "2", "--schedule", "static")
 	if code != 0 || !strings.HasPrefix(out, "emulator,schedule,threads") || strings.Count(out, "\n") != 2 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -257,7 +258,7 @@ Examples:
 		var pf predictFlags
 		pf.register(c, fs)
 		format := fs.String("format", "table", "output format: table, json or csv")
-		timeline := fs.String("timeline", "", "write the ff schedule of the first --schedule at the largest --threads as Chrome trace-event JSON (open in Perfetto)")
+		timeline := fs.String("timeline", "", "write the ff schedule of the first --schedule at the largest --threads as Chrome trace-event JSON, gzip-compressed when the name ends in .gz (open in Perfetto)")
 		plot := fs.String("plot", "", "write the speedup curves as an SVG file")
 		if err := parse(fs, args); err != nil {
 			return err
@@ -334,7 +335,17 @@ func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error 
 			maxTimelineSpans, len(spans), tree.FormatNs(int64(spans[len(spans)-1].EndNs)))
 	}
 	meta := map[string]any{"threads": th, "schedule": s.String(), "emulator": "ff"}
-	return writeFileAtomic(path, func(w io.Writer) error { return report.WriteTrace(w, spans, meta) })
+	return writeFileAtomic(path, func(w io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			return report.WriteTrace(w, spans, meta)
+		}
+		// Perfetto opens gzip-compressed traces as they are.
+		zw := gzip.NewWriter(w)
+		if err := report.WriteTrace(zw, spans, meta); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 }
 
 // checkOutputs checks, before any work, that every non-empty path of
