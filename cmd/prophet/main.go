@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -30,8 +31,38 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version is prophet's version, written into profiles and machine files.
-const version = "0.1.0"
+// baseVersion is the version of this source tree.
+const baseVersion = "0.1.0"
+
+// version is prophet's version as built, shown by --version and written
+// into machine files: the module's version for a build of a released
+// module (go install ...@v0.2.0), else baseVersion marked as a
+// development build with its VCS revision where the build recorded one.
+var version = buildVersion(debug.ReadBuildInfo())
+
+func buildVersion(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
+		return baseVersion
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return strings.TrimPrefix(v, "v")
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return baseVersion + "-devel"
+	}
+	return baseVersion + "-devel+" + rev[:min(len(rev), 12)] + dirty
+}
 
 // command is one subcommand.
 type command struct {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -392,4 +393,26 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func TestBuildVersion(t *testing.T) {
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, baseVersion},
+		{"a released module", &debug.BuildInfo{Main: debug.Module{Version: "v0.3.1"}}, "0.3.1"},
+		{"a development build", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, baseVersion + "-devel"},
+		{"with a revision", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, baseVersion + "-devel+0123456789ab-dirty"},
+	}
+	for _, tc := range tests {
+		if got := buildVersion(tc.bi, tc.bi != nil); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if code, out, _ := prophet("--version"); code != 0 || out != "prophet "+version+"\n" {
+		t.Errorf("--version: status %d, %q", code, out)
+	}
 }
