@@ -78,7 +78,10 @@ type Lock struct {
 // Section is the work/span of one top-level section node, all its Count
 // runs together.
 type Section struct {
-	Name           string  `json:"name"`
+	Name string `json:"name"`
+	// Index is the section's place among the top-level sections, in
+	// program order from 1: what tells apart sections of one name.
+	Index          int     `json:"index"`
 	Count          int64   `json:"count"`
 	WorkNs         int64   `json:"work_ns"`
 	SpanNs         int64   `json:"span_ns"`
@@ -451,7 +454,7 @@ func (a *analyzer) root(n *tree.Node) (*info, error) {
 		case tree.KindSec:
 			ci := a.memo[c]
 			sec := Section{
-				Name: c.Name, Count: reps,
+				Name: c.Name, Index: len(a.sections) + 1, Count: reps,
 				WorkNs:         ci.work * reps,
 				SpanNs:         ci.span * reps,
 				BurdenedSpanNs: int64(math.Round(ci.bspan * float64(reps))),
@@ -705,4 +708,15 @@ func (e lockEnt) plus(f lockEnt, m int64) lockEnt {
 func (e allEnt) key() regionID { return e.r }
 func (e allEnt) plus(f allEnt, m int64) allEnt {
 	return allEnt{r: f.r, inst: e.inst + m*f.inst, work: e.work + m*f.work, span: e.span + m*f.span, self: e.self + m*f.self}
+}
+
+// Label names a top-level section for a table: its name, and its index
+// ("lu.rows #12") when other top-level sections share the name.
+func (a *Analysis) Label(s Section) string {
+	for _, o := range a.Sections {
+		if o.Name == s.Name && o.Index != s.Index {
+			return fmt.Sprintf("%s #%d", s.Name, s.Index)
+		}
+	}
+	return s.Name
 }

@@ -35,6 +35,12 @@ const EnvTolerance = "PROPHET_TOLERANCE"
 // writes a line there saying so and runs as usual.
 const EnvRace = "PROPHET_RACE"
 
+// EnvProgram is the environment variable that names the recorded
+// program as the user gave it (`prophet run` sets it to the command line
+// after --, such as "go run ./cmd/x"); the profile then shows that rather
+// than the path of the binary, which for go run is a temporary one.
+const EnvProgram = "PROPHET_PROGRAM"
+
 // EnvErrors is the environment variable naming a file where Stop also
 // writes its error, when recording was started by EnvVar. `prophet run`
 // sets it, so it can report an annotation error even when the program
@@ -76,7 +82,7 @@ func startFromEnv(getenv func(string) string) error {
 	// Recorded from init, on the main goroutine; a test binary calls
 	// the annotations from its tests' goroutines: the first to record
 	// owns the recording.
-	opt := profiler.Options{Adopt: true}
+	opt := profiler.Options{Adopt: true, Program: getenv(EnvProgram)}
 	err := envTolerance(getenv(EnvTolerance), &opt)
 	if err == nil {
 		if err = StartWith(path, opt); err != nil {

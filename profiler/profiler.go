@@ -43,6 +43,10 @@ type Options struct {
 	Counters CounterOpener
 	// NoCounters turns the per-section counters off.
 	NoCounters bool
+	// Program is the recorded program's command line as the user gave
+	// it (tree.Meta.Program); empty means os.Args, which for `go run`
+	// is a temporary build path.
+	Program string
 	// Adopt gives the recording to the first goroutine that records an
 	// event, rather than to the one that called Start: for a recording
 	// started before the program's own code runs (PROPHET_PROFILE's, in
@@ -764,8 +768,12 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 		}
 	}
 	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs
+	program := p.opt.Program
+	if program == "" {
+		program = strings.Join(os.Args, " ")
+	}
 	meta := tree.Meta{
-		Program:      strings.Join(os.Args, " "),
+		Program:      program,
 		Recorded:     p.recorded.Format(time.RFC3339),
 		Clock:        clockNote,
 		EventCostNs:  p.costNs,

@@ -70,7 +70,7 @@ func WriteAnalysisTable(w io.Writer, a *analyze.Analysis, most int) error {
 			if s.MaxLockNs > 0 {
 				lk = durNs(float64(s.MaxLockNs))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", s.Name, count(s.Count), durNs(float64(s.WorkNs)),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", a.Label(s), count(s.Count), durNs(float64(s.WorkNs)),
 				durNs(float64(s.SpanNs)), s.Parallelism, durNs(float64(s.BurdenedSpanNs)), lk)
 		}
 		tw.Flush()

@@ -163,7 +163,7 @@ func buildView(in Page) (view, error) {
 		v.Best = fmt.Sprintf("%.2f×", best.Speedup)
 		v.BestDetail = fmt.Sprintf("with %d threads, %s emulator, %s schedule", best.Threads, best.Emulator, best.Schedule)
 		if best.MemoryModel {
-			v.BestDetail += ", memory model applied"
+			v.BestDetail += ", burden factors applied"
 		}
 	} else {
 		v.Best = "no predictions"
@@ -341,7 +341,7 @@ func analysisTables(v *view, a *analyze.Analysis, rs []emulate.Result, most int)
 		if s.MaxLockNs > 0 {
 			lk = durNs(float64(s.MaxLockNs))
 		}
-		v.Sections = append(v.Sections, []string{s.Name, count(s.Count), durNs(float64(s.WorkNs)), durNs(float64(s.SpanNs)),
+		v.Sections = append(v.Sections, []string{a.Label(s), count(s.Count), durNs(float64(s.WorkNs)), durNs(float64(s.SpanNs)),
 			fmt.Sprintf("%.2f", s.Parallelism), durNs(float64(s.BurdenedSpanNs)), lk})
 	}
 	if most <= 0 {
@@ -435,7 +435,9 @@ func factoredSection(v *view, rs []emulate.Result) {
 			}
 		}
 		k := key{r.Emulator, r.Schedule.String(), r.MemoryModel}
-		if measured || r.Threads == 1 {
+		// Only the synthesizer measures busy and idle time; ff's are
+		// its own bookkeeping, not a measurement to factor.
+		if r.Emulator == "syn" && (measured || r.Threads == 1) {
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
 			}

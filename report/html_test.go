@@ -215,7 +215,7 @@ func TestSpeedupPlot(t *testing.T) {
 		want []string
 	}{
 		{"results and bounds", PlotInput{Results: fakeResults(1e9), Bounds: a.Bounds}, []string{"threads (cores)", "speedup over serial", "ff static", "syn dynamic:1 +mem", "linear", "upper bound"}},
-		{"bounds only", PlotInput{Bounds: a.Bounds, Title: "Bounds"}, []string{"Bounds", "lower bound"}},
+		{"bounds only", PlotInput{Bounds: a.Bounds, Title: "Bounds"}, []string{"Bounds", "estimate for worksharing"}},
 		{"one point", PlotInput{Results: fakeResults(1e9)[:1]}, []string{"ff static"}},
 	}
 	for _, tc := range tests {
@@ -273,5 +273,48 @@ func TestFactored(t *testing.T) {
 	}
 	if _, _, ok := Factored(rs[2:]); ok {
 		t.Error("Factored ok without idle times")
+	}
+}
+
+// TestReportNeverMislabels renders pages that once were mislabelled: a
+// factored plot from ff's own bookkeeping, "memory model applied" for
+// compute inflation alone, and top-level sections of one name that
+// nothing told apart.
+func TestReportNeverMislabels(t *testing.T) {
+	// ff rows that carry busy time, as ff's bookkeeping does.
+	var ffOnly []emulate.Result
+	for _, r := range fakeResults(1e9) {
+		if r.Emulator == "ff" {
+			r.Sections[0].BusyNs = r.Sections[0].SerialNs
+			ffOnly = append(ffOnly, r)
+		}
+	}
+	rows := func() *tree.Node { return tree.Sec("rows", tree.Task("r", tree.U(ms)), tree.Task("r", tree.U(2*ms))) }
+	a, err := analyze.Analyze(tree.New(rows(), tree.U(ms), rows(), tree.Sec("other", tree.Task("o", tree.U(ms)))), analyze.Options{Threads: []int{1, 2, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, Page{Results: ffOnly, Analysis: a, Memory: "memory model off: no hardware counters; compute inflation on"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"No emulator measured busy and idle time", "rows #1", "rows #2", ">other<", "estimate for worksharing"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"actual (measured by syn)", "memory model applied", "other #"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page says %q", bad)
+		}
+	}
+	// With syn rows the factored plot is drawn, from them.
+	buf.Reset()
+	if err := HTML(&buf, Page{Results: fakeResults(1e9)}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "actual (measured by syn)") || !strings.Contains(buf.String(), "synthesizer's measurement (syn,") {
+		t.Errorf("the factored plot is missing or not syn's")
 	}
 }

@@ -124,8 +124,13 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 
 // threadTicks marks each thread count (every other one when crowded).
 func threadTicks(threads []float64) plot.ConstantTicks {
+	threads = slices.Clone(threads)
 	slices.Sort(threads)
 	threads = slices.Compact(threads)
+	// Thread counts below 1 cannot sit on a logarithmic axis.
+	for len(threads) > 1 && threads[0] < 1 {
+		threads = threads[1:]
+	}
 	var ticks plot.ConstantTicks
 	for i, t := range threads {
 		label := strconv.FormatFloat(t, 'f', -1, 64)
@@ -289,13 +294,21 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 			return err
 		}
 		p.Add(ul, ll)
-		g.add("upper bound (work/span/locks)", ul)
-		g.add("lower bound (burdened span)", ll)
+		g.add("upper bound (work/span/locks; any schedule)", ul)
+		g.add("estimate for worksharing (burdened span)", ll)
 		for _, pt := range up {
 			ymax = max(ymax, pt.Y)
 		}
 	}
-	lin, err := line(plotter.XYs{{X: 0, Y: 0}, {X: tmax, Y: tmax}}, grey, 1, vg.Points(6), vg.Points(3))
+	// Threads on a logarithmic axis (1, 2, 4, ... equally apart), so
+	// small counts do not crowd together; linear speedup through every
+	// thread count shown.
+	ticks := threadTicks(threads)
+	var linPts plotter.XYs
+	for _, tk := range ticks {
+		linPts = append(linPts, plotter.XY{X: tk.Value, Y: tk.Value})
+	}
+	lin, err := line(linPts, grey, 1, vg.Points(6), vg.Points(3))
 	if err != nil {
 		return err
 	}
@@ -327,9 +340,11 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 		p.Add(l, sc)
 		g.add(s.label(), l, sc)
 	}
-	p.X.Max = tmax * 1.02
+	p.X.Scale = plot.LogScale{}
+	p.X.Min = ticks[0].Value / 1.05
+	p.X.Max = tmax * 1.05
 	p.Y.Max = math.Ceil(ymax*1.08*2) / 2
-	p.X.Tick.Marker = threadTicks(threads)
+	p.X.Tick.Marker = ticks
 	return render(w, p, g, in.Width, in.Height)
 }
 

@@ -117,6 +117,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	if err := k.Check(); err != nil {
 		return fmt.Errorf("demo: %s computed a wrong result: %w", name, err)
 	}
+	t.Meta.Program = fmt.Sprintf("the %s example of prophet demo (go run ./examples/%s)", name, name)
 	profile := filepath.Join(dir, name+".ppt")
 	if err := tree.WriteFile(profile, t); err != nil {
 		return err

@@ -281,6 +281,9 @@ func TestRunPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tr.Meta.Program != good {
+		t.Errorf("the profile names the program %q, want it as given, %q", tr.Meta.Program, good)
+	}
 	if tot := tr.Totals(); tot.Tasks != 8 || tot.Sections != 1 || tot.Locks != 8 {
 		t.Errorf("profile totals %+v, want 8 tasks, 1 section, 8 locks", tot)
 	}

@@ -106,7 +106,8 @@ func runProgram(e *env, out string, argv []string, env ...string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(),
 		annotate.EnvVar+"="+abs,
-		annotate.EnvErrors+"="+errFile.Name())
+		annotate.EnvErrors+"="+errFile.Name(),
+		annotate.EnvProgram+"="+strings.Join(argv, " "))
 	cmd.Env = append(cmd.Env, env...)
 	prog := strings.Join(argv, " ")
 	if err := cmd.Start(); err != nil {
