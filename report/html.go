@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -46,6 +47,9 @@ type Page struct {
 	// Safety is a race-mode run's result (prophet race), nil to leave
 	// the section out.
 	Safety *racereport.Result
+	// Sweep is "what to optimize first" (prophet whatif --sweep), nil to
+	// leave the section out.
+	Sweep *Sweep
 }
 
 //go:embed report.html.tmpl
@@ -89,6 +93,21 @@ type view struct {
 	Totals [][2]string
 
 	Safety *safetyView
+	Sweep  *sweepView
+}
+
+// sweepView is the what-to-optimize-first section, formatted.
+type sweepView struct {
+	Head    string
+	Changes []string
+	Rows    []sweepRow
+}
+
+type sweepRow struct {
+	Region string
+	Cells  []string
+	Gain   string
+	Bar    int // the best gain as a share of the largest, 0..100
 }
 
 // safetyView is the safety section: a race run's result, formatted.
@@ -196,6 +215,9 @@ func buildView(in Page) (view, error) {
 
 	if in.Safety != nil {
 		v.Safety = safetySection(in.Safety)
+	}
+	if in.Sweep != nil {
+		v.Sweep = sweepSection(in.Sweep)
 	}
 	if t := in.Totals; t != nil {
 		locks := "none"
@@ -566,6 +588,29 @@ func safetySection(r *racereport.Result) *safetyView {
 			q[i] = strconv.Quote(n)
 		}
 		sv.Unchecked = "section(s) " + strings.Join(q, ", ")
+	}
+	return sv
+}
+
+// sweepSection formats a sweep, with a bar per region for its best gain.
+func sweepSection(s *Sweep) *sweepView {
+	sv := &sweepView{
+		Head:    fmt.Sprintf("Predicted speedup over today's serial run at %d threads (%s, %s) if one region changed; unchanged %.2f.", s.Threads, s.Emulator, s.Schedule, s.Base),
+		Changes: s.Changes,
+	}
+	top := 0.0
+	for _, r := range s.Rows {
+		top = max(top, r.Best-s.Base)
+	}
+	for _, r := range s.Rows {
+		row := sweepRow{Region: r.Region, Gain: sweepCell(r.Best, s.Base)}
+		for _, v := range r.Speedups {
+			row.Cells = append(row.Cells, sweepCell(v, s.Base))
+		}
+		if top > 0 && r.Best > s.Base {
+			row.Bar = int(math.Round(100 * (r.Best - s.Base) / top))
+		}
+		sv.Rows = append(sv.Rows, row)
 	}
 	return sv
 }

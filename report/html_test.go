@@ -188,6 +188,9 @@ func TestHTMLPartial(t *testing.T) {
 			Unchecked: []string{"legacy"},
 		}}, []string{`id="safety"`, "1 apparent race", "main.go:25 main.f", "main.go:26", `task &#34;set&#34;`, "main goroutine", `section(s) &#34;legacy&#34;`, "no annotate.Lock"}},
 		{"safety, none", Page{Safety: &racereport.Result{Tasks: 12}}, []string{"No apparent races between the 12 tasks"}},
+		{"sweep", Page{Sweep: &Sweep{Emulator: "ff", Schedule: "static", Threads: 8, Base: 2, Changes: []string{"50% faster", "split 8 ways"},
+			Rows: []SweepRow{{Region: "task:row", Speedups: []float64{3, math.NaN()}, Best: 3}, {Region: "serial", Speedups: []float64{2.2, 2.1}, Best: 2.2}}}},
+			[]string{`id="sweep"`, "What to optimize first", "task:row", "3.00 (&#43;50%)", "2.20 (&#43;10%)", "width:100px", "width:20px", "at 8 threads (ff, static)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func writeAnalysis(w io.Writer, t *tree.Tree, m machine.Profile, threads []int) 
 func whatifCommand() *command {
 	c := &command{
 		name:    "whatif",
-		args:    "FILE (--region NAME (--faster K | --parallelize K) | --target-parallelism P)",
+		args:    "FILE (--region NAME (--faster K | --parallelize K) | --target-parallelism P | --sweep)",
 		summary: "what if a region were faster or parallelized: before and after",
 		long: `Changes the program tree in FILE as asked and shows the analysis and the
 predicted speedups before and after:
@@ -67,6 +67,11 @@ predicted speedups before and after:
   --target-parallelism P          pick, greedily, the regions with the most work
                                   on the critical path to parallelize until the
                                   parallelism reaches P, or say it can't be done
+  --sweep                         what to optimize first: for every region, the
+                                  predicted speedup at the largest --threads
+                                  (first --schedule) if it were 10, 25 or 50%
+                                  faster or split as many ways as threads,
+                                  ranked by the best gain
 Region names are those prophet analyze lists (sec:NAME, task:NAME, serial);
 a bare section or task name works when it is unambiguous.`,
 	}
@@ -77,6 +82,7 @@ a bare section or task name works when it is unambiguous.`,
 		parallelize := fs.Int("parallelize", 0, "split the region's serial computation K ways (K ≥ 2)")
 		target := fs.Float64("target-parallelism", 0, "parallelize regions until the parallelism reaches P")
 		factor := fs.Int("factor", 0, "with --target-parallelism: how many ways to split each region (default max(2, ⌈P⌉))")
+		sweepAll := fs.Bool("sweep", false, "rank every region by the predicted gain if it were faster or split")
 		var pf predictFlags
 		pf.register(c, fs)
 		if err := parse(fs, args); err != nil {
@@ -87,15 +93,15 @@ a bare section or task name works when it is unambiguous.`,
 			return err
 		}
 		modes := 0
-		for _, set := range []bool{*faster != 0, *parallelize != 0, *target != 0} {
+		for _, set := range []bool{*faster != 0, *parallelize != 0, *target != 0, *sweepAll} {
 			if set {
 				modes++
 			}
 		}
 		switch {
 		case modes != 1:
-			return usagef("whatif: give exactly one of --faster, --parallelize or --target-parallelism")
-		case *target == 0 && *region == "":
+			return usagef("whatif: give exactly one of --faster, --parallelize, --target-parallelism or --sweep")
+		case *target == 0 && !*sweepAll && *region == "":
 			return usagef("whatif: --faster and --parallelize need --region NAME")
 		case *faster != 0 && *faster <= 1:
 			return usagef("--faster: K must be greater than 1, got %g", *faster)
@@ -107,6 +113,17 @@ a bare section or task name works when it is unambiguous.`,
 		pl, t, err := pf.load(e, path)
 		if err != nil {
 			return err
+		}
+		if *sweepAll {
+			a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: pl.threads})
+			if err != nil {
+				return err
+			}
+			sw, err := sweep(t, a, pl)
+			if err != nil {
+				return err
+			}
+			return report.WriteSweepTable(e.stdout, sw)
 		}
 		if *target > 0 {
 			plan, err := analyze.TargetParallelism(t, *target, *factor)

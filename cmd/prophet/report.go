@@ -22,7 +22,8 @@ func reportCommand() *command {
 analyze does) and writes everything into one HTML page that needs no network
 to open: the prediction table, speedup curves against linear and the
 work/span bounds, the regions that limit scaling, burden factors and, when
-the synthesizer ran (--emulator ff,syn), a factored speedup plot. With
+the synthesizer ran (--emulator ff,syn), a factored speedup plot, and what
+to optimize first (prophet whatif --sweep at the largest --threads). With
 --races, the result of prophet race --format json becomes a safety section:
 the apparent races between the tasks, or that none were found.`,
 	}
@@ -101,6 +102,11 @@ func writeReport(out string, t *tree.Tree, profile string, pl *plan, safety *rac
 		Analysis:  a,
 		Totals:    &tot,
 		Safety:    safety,
+	}
+	if sw, err := sweep(t, a, pl); err == nil {
+		page.Sweep = &sw
+	} else {
+		page.Notes = append(page.Notes, "no what-to-optimize-first table: "+err.Error())
 	}
 	for _, p := range preds {
 		page.Results = append(page.Results, p.Results...)
