@@ -8,7 +8,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
@@ -554,7 +554,7 @@ func cpuRatio(par, ser []float64) float64 {
 	if len(rs) == 0 {
 		return 0
 	}
-	return median(rs)
+	return robust.Median(rs)
 }
 
 // DefaultTolerance is the compression tolerance of validation's
@@ -656,16 +656,16 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	redo := m.cfg.Repeats // rounds that may be taken again
 	// unsettled reports whether a median that counts has not settled.
 	unsettled := func() bool {
-		if !settled(serial) {
+		if !robust.Settled(serial) {
 			return true
 		}
 		for _, xs := range par {
-			if !settled(xs) {
+			if !robust.Settled(xs) {
 				return true
 			}
 		}
 		for _, xs := range synPar {
-			if !settled(xs) {
+			if !robust.Settled(xs) {
 				return true
 			}
 		}
@@ -739,7 +739,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	if extended && unsettled() {
 		m.unsettled++
 	}
-	stat := median
+	stat := robust.Median
 	if m.cfg.Fastest {
 		stat = slices.Min[[]float64]
 	}
@@ -781,7 +781,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
 				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
-				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: spread(par[k]), Rounds: len(serial),
+				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(par[k]), Rounds: len(serial),
 				RealLow: low, RealHigh: high,
 				CPUInflation: cpuInfl,
 			})
@@ -831,55 +831,10 @@ func predicts(e emulate.SectionEmulator, t int) bool {
 	return !ok || l.MaxThreads() <= 0 || t <= l.MaxThreads()
 }
 
-// median returns the median of xs (xs is reordered).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
 // SettleWidth is the widest span, relative to their median, of the
 // confidence interval of a measurement's median for which the median
-// has settled (see Config.MaxRepeats): a third of the gap between the
-// modes of the bimodal samples seen (25-35%).
-const SettleWidth = 0.10
-
-// settled reports whether the median of xs has settled: the order
-// statistics (n−1)/2 ± √n/2 (rounded), a distribution-free confidence
-// interval of about 68% for the median, span at most SettleWidth of it.
-// For five values that is the second to the fourth, so one outlier
-// leaves the median settled and two values from one mode and three from
-// another do not; for fifteen it is the sixth to the tenth, so a second
-// mode in a quarter of the runs leaves it settled.
-func settled(xs []float64) bool {
-	n := len(xs)
-	if n < 3 {
-		return true
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	mid, half := float64(n-1)/2, math.Sqrt(float64(n))/2
-	lo := max(int(math.Round(mid-half)), 0)
-	hi := min(int(math.Round(mid+half)), n-1)
-	return s[hi]-s[lo] <= SettleWidth*median(s)
-}
-
-// spread returns (max − min) / median of xs: with the few repeats taken
-// here, the range says more than an interquartile range would.
-func spread(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	return (s[len(s)-1] - s[0]) / median(s)
-}
+// has settled (see Config.MaxRepeats and robust.Settled).
+const SettleWidth = robust.SettleWidth
 
 // OwnSchedule is the schedule summary rows of Examples mode name: each
 // kernel ran with its own schedule.

@@ -10,7 +10,6 @@ import (
 	"math"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,33 +279,6 @@ func TestCPURatio(t *testing.T) {
 	}
 }
 
-func TestSettled(t *testing.T) {
-	tests := []struct {
-		name string
-		xs   []float64
-		want bool
-	}{
-		{"too few to tell", []float64{1, 2}, true},
-		{"tight", []float64{1.40, 1.41, 1.39, 1.42, 1.38}, true},
-		{"one outlier of five", []float64{1.40, 1.41, 1.39, 1.85, 1.38}, true},
-		{"two modes, two and three", []float64{1.40, 1.85, 1.39, 1.86, 1.38}, false},
-		{"two modes, three and two", []float64{1.40, 1.85, 1.84, 1.86, 1.38}, false},
-		{"three values, one off", []float64{1.40, 1.41, 1.85}, false},
-		{"a quarter of fifteen in the other mode", []float64{1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.85, 1.84, 1.86, 1.83}, true},
-		{"two fifths of fifteen in the other mode", []float64{1.40, 1.41, 1.39, 1.42, 1.38, 1.40, 1.41, 1.39, 1.42, 1.85, 1.84, 1.86, 1.83, 1.85, 1.84}, false},
-		{"width just within", []float64{0.951, 1, 1.05}, true},
-		{"width just past", []float64{0.95, 1, 1.0501}, false},
-	}
-	for _, tc := range tests {
-		xs := slices.Clone(tc.xs)
-		if got := settled(tc.xs); got != tc.want {
-			t.Errorf("%s: settled(%v) = %v, want %v", tc.name, tc.xs, got, tc.want)
-		}
-		if !slices.Equal(xs, tc.xs) {
-			t.Errorf("%s: settled reordered its argument", tc.name)
-		}
-	}
-}
 
 func TestMaxRepeatsDefaults(t *testing.T) {
 	tests := []struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -20,6 +19,7 @@ import (
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
@@ -105,7 +105,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 		d, _ := cputime.Timed(0, k.Serial)
 		runs = append(runs, d)
 	}
-	plain := median(runs)
+	plain := robust.Median(runs)
 
 	k.Reset()
 	start := time.Now()
@@ -236,10 +236,4 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	return nil
-}
-
-func median[T cmp.Ordered](d []T) T {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -1,0 +1,61 @@
+// Package robust holds the statistics prophet takes of repeated timings
+// on a noisy machine: the median, whether a median has settled (its
+// distribution-free confidence interval is narrow), and the spread.
+// validate and prophet measure compare real runs with them.
+package robust
+
+import (
+	"math"
+	"slices"
+)
+
+// SettleWidth is the widest span, relative to their median, of the
+// confidence interval of a median for which it has settled: a third of
+// the gap between the two modes of the bimodal real runs validate met
+// (a lock convoy forming or not, 25-35% apart).
+const SettleWidth = 0.10
+
+// Median returns the median of xs (the mean of the two middle values for
+// an even count; NaN for none). xs is left as it is.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Settled reports whether the median of xs has settled: the order
+// statistics (n−1)/2 ± √n/2 (rounded), a distribution-free confidence
+// interval of about 68% for the median, span at most SettleWidth of it.
+// For five values that is the second to the fourth, so one outlier
+// leaves the median settled and two values from one mode and three from
+// another do not; for fifteen it is the sixth to the tenth. Fewer than
+// three values count as settled.
+func Settled(xs []float64) bool {
+	n := len(xs)
+	if n < 3 {
+		return true
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	mid, half := float64(n-1)/2, math.Sqrt(float64(n))/2
+	lo := max(int(math.Round(mid-half)), 0)
+	hi := min(int(math.Round(mid+half)), n-1)
+	return s[hi]-s[lo] <= SettleWidth*Median(s)
+}
+
+// Spread returns (max − min) / median of xs, 0 for fewer than two: with
+// the few repeats taken, the range says more than an interquartile
+// range would.
+func Spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	return (slices.Max(xs) - slices.Min(xs)) / Median(xs)
+}
