@@ -50,6 +50,9 @@ type Page struct {
 	// Sweep is "what to optimize first" (prophet whatif --sweep), nil to
 	// leave the section out.
 	Sweep *Sweep
+	// Measured is the real program's curve (prophet measure), drawn over
+	// the predictions; nil for none.
+	Measured *Measured
 }
 
 //go:embed report.html.tmpl
@@ -194,8 +197,8 @@ func buildView(in Page) (view, error) {
 	predictionTable(&v, in.Results, best, ok)
 
 	// The speedup plot.
-	if len(in.Results) > 0 || a != nil {
-		pi := PlotInput{Results: in.Results}
+	if len(in.Results) > 0 || a != nil || in.Measured != nil {
+		pi := PlotInput{Results: in.Results, Measured: in.Measured}
 		if a != nil {
 			pi.Bounds = boundsFor(a, in.Results)
 		}

@@ -218,7 +218,7 @@ func TestSpeedupPlot(t *testing.T) {
 		want []string
 	}{
 		{"results and bounds", PlotInput{Results: fakeResults(1e9), Bounds: a.Bounds}, []string{"threads (cores)", "speedup over serial", "ff static", "syn dynamic:1 +mem", "linear", "upper bound"}},
-		{"bounds only", PlotInput{Bounds: a.Bounds, Title: "Bounds"}, []string{"Bounds", "estimate for worksharing"}},
+		{"bounds only", PlotInput{Bounds: a.Bounds, Title: "Bounds"}, []string{"Bounds", "worksharing estimate"}},
 		{"one point", PlotInput{Results: fakeResults(1e9)[:1]}, []string{"ff static"}},
 	}
 	for _, tc := range tests {
@@ -302,7 +302,7 @@ func TestReportNeverMislabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, want := range []string{"No emulator measured busy and idle time", "rows #1", "rows #2", ">other<", "estimate for worksharing"} {
+	for _, want := range []string{"No emulator measured busy and idle time", "rows #1", "rows #2", ">other<", "worksharing estimate"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -31,6 +31,9 @@ type PlotInput struct {
 	// Bounds, when not empty, are drawn as the work/span band between
 	// the lower and upper speedup bounds (package analyze).
 	Bounds []analyze.Bound
+	// Measured, when not nil, is a real program's curve (prophet
+	// measure), drawn over the predictions in black.
+	Measured *Measured
 	// Width and Height are the size of the picture; zero means 10 × 5
 	// inches.
 	Width, Height vg.Length
@@ -239,7 +242,7 @@ func line(pts plotter.XYs, c color.Color, width float64, dashes ...vg.Length) (*
 // bounds.
 func SpeedupPlot(w io.Writer, in PlotInput) error {
 	all := seriesOf(in.Results)
-	if len(all) == 0 && len(in.Bounds) == 0 {
+	if len(all) == 0 && len(in.Bounds) == 0 && (in.Measured == nil || len(in.Measured.Points) == 0) {
 		return fmt.Errorf("speedup plot: nothing to draw (no predictions and no bounds)")
 	}
 	title := in.Title
@@ -258,6 +261,14 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 	}
 	for _, b := range in.Bounds {
 		threads = append(threads, float64(b.Threads))
+	}
+	var measured plotter.XYs
+	if m := in.Measured; m != nil {
+		for _, pt := range m.Points {
+			measured = append(measured, plotter.XY{X: float64(pt.Threads), Y: pt.Speedup})
+			threads = append(threads, float64(pt.Threads))
+			ymax = max(ymax, pt.High, pt.Speedup)
+		}
 	}
 	if len(threads) == 0 {
 		return fmt.Errorf("speedup plot: no thread counts")
@@ -294,8 +305,8 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 			return err
 		}
 		p.Add(ul, ll)
-		g.add("upper bound (work/span/locks; any schedule)", ul)
-		g.add("estimate for worksharing (burdened span)", ll)
+		g.add("upper bound", ul)
+		g.add("worksharing estimate", ll)
 		for _, pt := range up {
 			ymax = max(ymax, pt.Y)
 		}
@@ -339,6 +350,20 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 		sc.Radius = vg.Points(3)
 		p.Add(l, sc)
 		g.add(s.label(), l, sc)
+	}
+	if len(measured) > 0 {
+		l, sc, err := plotter.NewLinePoints(measured)
+		if err != nil {
+			return fmt.Errorf("speedup plot: %w", err)
+		}
+		l.Color, l.Width = color.Black, vg.Points(2.2)
+		sc.Color, sc.Shape, sc.Radius = color.Black, draw.CrossGlyph{}, vg.Points(4)
+		p.Add(l, sc)
+		label := "measured (vs 1 thread)"
+		if in.Measured.Disturbed {
+			label = "measured, disturbed"
+		}
+		g.add(label, l, sc)
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Min = ticks[0].Value / 1.05

@@ -163,7 +163,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 		return err
 	}
 	html := filepath.Join(dir, name+"-report.html")
-	if err := writeReport(html, t, profile, pl, nil, preds, synPreds); err != nil {
+	if err := writeReport(html, t, profile, pl, extras{}, preds, synPreds); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nReport: %s (open it in a browser)\n", html)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -234,5 +235,46 @@ func TestTinyProfilesHugeTrees(t *testing.T) {
 	}
 	if code, _, stderr := prophet("predict", triangle(t), "--budget", "-1"); code != 2 || !strings.Contains(stderr, "--budget") {
 		t.Errorf("--budget -1: status %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMeasure times a real program at 1 and 2 threads and draws its
+// curve over the predictions.
+func TestMeasure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs programs")
+	}
+	dir := t.TempDir()
+	curve := filepath.Join(dir, "curve.json")
+	code, out, stderr := prophet("measure", "--threads", "1,2", "--repeats", "3", "--max-repeats", "3", "-o", curve, "--", "true")
+	if code != 0 || !strings.Contains(out, "speedup") || !strings.Contains(stderr, "curve written") {
+		t.Fatalf("measure: status %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+	m, err := readMeasured(curve)
+	if err != nil || len(m.Points) != 2 || m.Points[0].Threads != 1 || m.Points[1].Rounds != 3 || m.Points[0].Speedup != 1 {
+		t.Fatalf("curve %+v, %v: want 1 and 2 threads, 3 rounds each, speedup 1 at 1 thread", m, err)
+	}
+	html := filepath.Join(dir, "r.html")
+	if code, _, stderr := prophet("report", triangle(t), "-o", html, "--threads", "1,2", "--measured", curve); code != 0 {
+		t.Fatalf("report --measured: status %d, %s", code, stderr)
+	}
+	if page, _ := os.ReadFile(html); !bytes.Contains(page, []byte("measured")) {
+		t.Error("the report does not draw the measured curve")
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"measure", "--", "go", "run", "./x"}, 2, "go build"},
+		{[]string{"measure"}, 2, "name the program"},
+		{[]string{"measure", "--repeats", "5", "--max-repeats", "2", "--", "true"}, 2, "--repeats"},
+		{[]string{"measure", "--threads", "1", "--repeats", "1", "--max-repeats", "1", "--", "false"}, 1, "exited with status 1"},
+		{[]string{"report", triangle(t), "-o", html, "--measured", triangle(t)}, 1, "--measured"},
+	} {
+		code, _, stderr := prophet(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: status %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
 	}
 }

@@ -11,6 +11,7 @@
 //	prophet validate                             predicted against real speedups
 //	prophet demo                                 all of it on a bundled example
 //	prophet race -- PROGRAM [ARGS...]            apparent data races between tasks
+//	prophet measure -- PROGRAM [ARGS...]         your parallel program's real curve
 //
 // Run `prophet help COMMAND` or `prophet COMMAND --help` for a command's
 // flags. Exit status is 0 on success, 2 on bad usage and 1 on any other
@@ -118,7 +119,7 @@ func commands() []*command {
 	return []*command{
 		runCommand(), treeCommand(), predictCommand(), analyzeCommand(),
 		whatifCommand(), reportCommand(), calibrateCommand(),
-		validateCommand(), demoCommand(), raceCommand(),
+		validateCommand(), demoCommand(), raceCommand(), measureCommand(),
 	}
 }
 

@@ -143,6 +143,7 @@ func TestCheckOnlyStopsBeforeWork(t *testing.T) {
 		{"validate", "--samples", "1"},
 		{"demo"},
 		{"race", "--", "false"},
+		{"measure", "--", "false"},
 	} {
 		code, _, stderr := prophetWith(e, args...)
 		if code != 0 || stderr != "" {
@@ -152,7 +153,7 @@ func TestCheckOnlyStopsBeforeWork(t *testing.T) {
 	if calls != 0 {
 		t.Errorf("the machine was measured %d times in check-only mode", calls)
 	}
-	if len(commands()) != 10 {
+	if len(commands()) != 11 {
 		t.Errorf("%d commands: add the new one to this test", len(commands()))
 	}
 	for _, bad := range [][]string{{"predict", missing, "--threads", "x"}, {"demo", "--scale", "0"}, {"demo", "--example", "nosuch"}} {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +33,7 @@ the apparent races between the tasks, or that none were found.`,
 		fs := newFlags(c, e)
 		out := fs.StringP("output", "o", "", "the HTML file to write (required)")
 		races := fs.String("races", "", "a race run's result (prophet race --format json > FILE) for the page's safety section")
+		measuredPath := fs.String("measured", "", "a real curve (prophet measure -o FILE) to draw over the predictions")
 		var pf predictFlags
 		pf.register(c, fs)
 		if err := parse(fs, args); err != nil {
@@ -44,13 +47,19 @@ the apparent races between the tasks, or that none were found.`,
 			return usagef("report: name the page to write with -o FILE.html")
 		}
 		if !e.checkOnly {
-			if err := checkOutputs([]string{*out}, path, *races, pf.machine); err != nil {
+			if err := checkOutputs([]string{*out}, path, *races, *measuredPath, pf.machine); err != nil {
 				return err
 			}
 		}
 		var safety *racereport.Result
 		if *races != "" && !e.checkOnly {
 			if safety, err = readRaces(*races); err != nil {
+				return err
+			}
+		}
+		var measured *report.Measured
+		if *measuredPath != "" && !e.checkOnly {
+			if measured, err = readMeasured(*measuredPath); err != nil {
 				return err
 			}
 		}
@@ -62,7 +71,7 @@ the apparent races between the tasks, or that none were found.`,
 		if err != nil {
 			return err
 		}
-		if err := writeReport(*out, t, path, pl, safety, preds); err != nil {
+		if err := writeReport(*out, t, path, pl, extras{safety: safety, measured: measured}, preds); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "report written to %s\n", *out)
@@ -85,9 +94,31 @@ func readRaces(path string) (*racereport.Result, error) {
 	return res, nil
 }
 
+// readMeasured reads a real curve written by prophet measure.
+func readMeasured(path string) (*report.Measured, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--measured: %w", err)
+	}
+	var m report.Measured
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil || len(m.Points) == 0 {
+		return nil, fmt.Errorf("--measured %s: not a curve from prophet measure -o (%v)", path, err)
+	}
+	return &m, nil
+}
+
+// extras are what a report may show beside the predictions: a race
+// run's result and a real curve (each nil for none).
+type extras struct {
+	safety   *racereport.Result
+	measured *report.Measured
+}
+
 // writeReport writes the HTML report for t with the given predictions
-// and, when not nil, a race run's result.
-func writeReport(out string, t *tree.Tree, profile string, pl *plan, safety *racereport.Result, preds ...*report.Predictions) error {
+// and extras.
+func writeReport(out string, t *tree.Tree, profile string, pl *plan, x extras, preds ...*report.Predictions) error {
 	a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: pl.threads})
 	if err != nil {
 		return fmt.Errorf("analyzing %s: %w", profile, err)
@@ -101,7 +132,8 @@ func writeReport(out string, t *tree.Tree, profile string, pl *plan, safety *rac
 		SerialNs:  float64(tot.SerialNs),
 		Analysis:  a,
 		Totals:    &tot,
-		Safety:    safety,
+		Safety:    x.safety,
+		Measured:  x.measured,
 	}
 	if sw, err := sweep(t, a, pl); err == nil {
 		page.Sweep = &sw

@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,7 +20,7 @@ import (
 func Main(name string) {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	parallel := fs.Bool("parallel", false, "run the real parallel version (package par) instead of the annotated serial one")
-	threads := fs.IntP("threads", "t", 2, "worker goroutines (and GOMAXPROCS) for --parallel")
+	threads := fs.IntP("threads", "t", 0, "worker goroutines (and GOMAXPROCS) for --parallel (default: GOMAXPROCS, as the environment sets it)")
 	sched := fs.String("schedule", "", "schedule for --parallel (default: the kernel's own)")
 	scale := fs.Float64("scale", 1, "problem size relative to the default")
 	fs.Usage = func() {
@@ -46,9 +47,14 @@ func Main(name string) {
 			os.Exit(2)
 		}
 	}
-	if *threads < 1 {
+	switch {
+	case *threads < 0:
 		fmt.Fprintf(os.Stderr, "%s: --threads must be at least 1\n", name)
 		os.Exit(2)
+	case *threads == 0:
+		*threads = runtime.GOMAXPROCS(0)
+	default:
+		runtime.GOMAXPROCS(*threads)
 	}
 	k.Reset()
 	start := time.Now()

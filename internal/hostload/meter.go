@@ -8,7 +8,9 @@ import (
 
 // Meter measures how much of this process's cores other work used over
 // an interval: the CPUs' busy time (user, system, interrupts, steal)
-// less this process's own CPU time. Start one with Start, read it with
+// less this process's own CPU time and its children's (those that ended
+// and were waited for within the interval: a program prophet runs and
+// times is not other work). Start one with Start, read it with
 // Stop; Stop may be called more than once, each time over the interval
 // since Start.
 type Meter struct {
@@ -44,9 +46,20 @@ func Start() *Meter {
 	m := &Meter{cpus: ourCPUs(), wall0: time.Now()}
 	var ok1, ok2 bool
 	m.s0, ok1 = readSample(m.cpus)
-	m.own0, ok2 = cputime.Process()
+	m.own0, ok2 = ownCPU()
 	m.ok = ok1 && ok2
 	return m
+}
+
+// ownCPU is the CPU time of this process and of its children that have
+// ended.
+func ownCPU() (int64, bool) {
+	p, ok := cputime.Process()
+	c, okc := cputime.Children()
+	if !okc {
+		c = 0
+	}
+	return p + c, ok
 }
 
 // Stop returns the usage since Start.
@@ -56,7 +69,7 @@ func (m *Meter) Stop() Usage {
 		return u
 	}
 	s1, ok1 := readSample(m.cpus)
-	own1, ok2 := cputime.Process()
+	own1, ok2 := ownCPU()
 	if !ok1 || !ok2 || s1.total < m.s0.total || s1.busy < m.s0.busy {
 		return u
 	}

@@ -4,8 +4,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // cpuTicks is one CPU's accounting from /proc/stat, in clock ticks.
@@ -43,22 +41,6 @@ func parseStat(text string) map[int]cpuTicks {
 		out[n] = cpuTicks{busy: busy, total: busy + v[3] + v[4]}
 	}
 	return out
-}
-
-// ourCPUs returns the CPUs this process may run on (nil where the
-// system does not say: then every CPU counts).
-func ourCPUs() []int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil
-	}
-	var cpus []int
-	for i := 0; i < len(set)*64; i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
-		}
-	}
-	return cpus
 }
 
 // sample is the busy and total ticks of the CPUs this process may run
