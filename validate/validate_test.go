@@ -279,7 +279,6 @@ func TestCPURatio(t *testing.T) {
 	}
 }
 
-
 func TestMaxRepeatsDefaults(t *testing.T) {
 	tests := []struct {
 		cfg  Config
