@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +53,10 @@ const EnvErrors = "PROPHET_PROFILE_ERRORS"
 // profiler (read by every annotation call) and where its tree goes.
 type recorder struct {
 	p atomic.Pointer[profiler.Profiler]
+	// paused holds the profiler while Pause has taken it out of p, so
+	// that annotation calls meanwhile cost what they cost with
+	// recording off.
+	paused *profiler.Profiler
 
 	mu     sync.Mutex // serializes Start, Stop and Record
 	path   string     // where Stop writes the tree
@@ -153,8 +159,39 @@ func LockEnd(id int) {
 	}
 }
 
-// Recording reports whether annotation calls are being recorded.
+// Recording reports whether annotation calls are being recorded (false
+// while paused).
 func Recording() bool { return rec.p.Load() != nil }
+
+// Pause leaves what the program does next out of the recording, until
+// Resume: setting up the input, writing the results, anything that is
+// not the program being predicted. Nothing is written and the
+// recording's options stay; the profile says how long it was paused
+// (tree.Meta.PausedNs), and predictions say that time was left out.
+// Annotation calls in between are not recorded, so pause and resume
+// outside any section (or around whole sections). Pause when not
+// recording, or when paused, does nothing. Call it from the recording
+// goroutine.
+func Pause() {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if p := rec.p.Load(); p != nil {
+		p.Pause()
+		rec.p.Store(nil)
+		rec.paused = p
+	}
+}
+
+// Resume resumes a recording paused by Pause; otherwise it does nothing.
+func Resume() {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if p := rec.paused; p != nil {
+		rec.paused = nil
+		p.Resume()
+		rec.p.Store(p)
+	}
+}
 
 // ErrRecording is returned by Start and Record when recording is already
 // on.
@@ -199,6 +236,9 @@ func StartWith(path string, opt profiler.Options) error {
 	if err := checkWritable(path); err != nil {
 		return err
 	}
+	if opt.Tool == "" {
+		opt.Tool = toolVersion()
+	}
 	p, err := profiler.Start(opt)
 	if err != nil {
 		return err
@@ -228,6 +268,12 @@ func Stop() error {
 
 // stop is Stop with rec.mu held.
 func stop() error {
+	if rec.paused != nil {
+		// Stopped while paused: the pause ends where the recording
+		// does (Profiler.Stop leaves the paused time out).
+		rec.p.Store(rec.paused)
+		rec.paused = nil
+	}
 	p := rec.p.Load()
 	if p == nil {
 		err := rec.envErr
@@ -261,6 +307,9 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 		rec.mu.Unlock()
 		return nil, ErrRecording
 	}
+	if opt.Tool == "" {
+		opt.Tool = toolVersion()
+	}
 	p, err := profiler.Start(opt)
 	if err != nil {
 		rec.mu.Unlock()
@@ -292,4 +341,32 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 	rec.p.Store(nil)
 	rec.mu.Unlock()
 	return p.Stop()
+}
+
+// toolVersion names the version of prophet's annotate package that this
+// program was built with, for the profile: the prophet module's version
+// among the program's dependencies, or, where the program is prophet's
+// own module, its version or VCS revision; "" where the build recorded
+// none.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	mod := strings.TrimSuffix(reflect.TypeFor[recorder]().PkgPath(), "/annotate")
+	if bi.Main.Path != mod {
+		for _, d := range bi.Deps {
+			if d.Path == mod {
+				return mod + " " + d.Version
+			}
+		}
+		return ""
+	}
+	v := bi.Main.Version
+	for _, st := range bi.Settings {
+		if st.Key == "vcs.revision" {
+			v += " " + st.Value[:min(len(st.Value), 12)]
+		}
+	}
+	return mod + " " + v
 }

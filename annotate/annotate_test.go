@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
@@ -366,5 +367,60 @@ func TestForeignGoroutines(t *testing.T) {
 	// The recording goroutine alone still records.
 	if _, err := Record(func() { Loop("l", 3, func(int) {}) }); err != nil {
 		t.Errorf("a serial recording after foreign ones: %v", err)
+	}
+}
+
+// TestPauseResume leaves a stretch out of a recording: its time is in no
+// interval and the profile says how long it was; calls in between are
+// not recorded.
+func TestPauseResume(t *testing.T) {
+	spinFor := func(d time.Duration) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+	}
+	tr, err := Record(func() {
+		Loop("before", 2, func(int) { spinFor(time.Millisecond) })
+		Pause()
+		if Recording() {
+			t.Error("Recording() while paused")
+		}
+		SecBegin("ignored") // not recorded
+		spinFor(30 * time.Millisecond)
+		SecEnd(false)
+		Pause() // a second Pause does nothing
+		Resume()
+		Loop("after", 2, func(int) { spinFor(time.Millisecond) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := time.Duration(tr.Meta.PausedNs); p < 25*time.Millisecond || p > 2*time.Second {
+		t.Errorf("paused %v, want about 30 ms", p)
+	}
+	if w := time.Duration(tree.Work(tr.Root)); w > 25*time.Millisecond {
+		t.Errorf("work %v: the paused 30 ms were recorded", w)
+	}
+	for _, n := range tr.Root.Children {
+		if n.Name == "ignored" {
+			t.Error("a section opened while paused was recorded")
+		}
+	}
+	// Stop while paused: the pause ends the recording.
+	path := filepath.Join(t.TempDir(), "p.ppt")
+	if err := Start(path); err != nil {
+		t.Fatal(err)
+	}
+	Loop("l", 1, func(int) {})
+	Pause()
+	spinFor(10 * time.Millisecond)
+	if err := Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, path); got.Meta.PausedNs < int64(8*time.Millisecond) || got.Meta.Tool == "" {
+		t.Errorf("stopped while paused: paused %d ns, tool %q; want about 10 ms and the annotate version", got.Meta.PausedNs, got.Meta.Tool)
+	}
+	Resume() // after Stop: nothing to resume
+	if Recording() {
+		t.Error("recording after Stop and a stray Resume")
 	}
 }

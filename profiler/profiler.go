@@ -43,6 +43,9 @@ type Options struct {
 	Counters CounterOpener
 	// NoCounters turns the per-section counters off.
 	NoCounters bool
+	// Tool is the version of the annotating library, written into the
+	// profile (tree.Meta.Tool).
+	Tool string
 	// Program is the recorded program's command line as the user gave
 	// it (tree.Meta.Program); empty means os.Args, which for `go run`
 	// is a temporary build path.
@@ -150,6 +153,9 @@ type Profiler struct {
 	// than the owner, which returns at once without touching anything
 	// else: the profile is then refused (ErrForeign).
 	foreign atomic.Bool
+	// pausedAt is the stamp Pause took (0: not paused), pausedTicks the
+	// paused time so far.
+	pausedAt, pausedTicks int64
 
 	counters CounterSet
 	note     string // why counters are missing
@@ -328,6 +334,46 @@ func (p *Profiler) mine() bool {
 	}
 	p.foreign.Store(true)
 	return false
+}
+
+// Pause stops the recording's clock: the time until Resume belongs to no
+// interval and to no section's counters, as if the program had not run
+// it (loading the input, writing the results). Annotation calls must not
+// come in between (annotate.Pause makes them no-ops). Pause while paused
+// does nothing.
+func (p *Profiler) Pause() {
+	if !p.mine() || p.pausedAt != 0 {
+		return
+	}
+	p.pausedAt = p.now()
+	if p.counting && p.depth > 0 {
+		if err := p.counters.Pause(); err != nil {
+			p.counterFailed(err)
+		}
+	}
+}
+
+// Resume starts the clock that Pause stopped; the interval that was open
+// at Pause goes on from here.
+func (p *Profiler) Resume() {
+	if !p.mine() || p.pausedAt == 0 {
+		return
+	}
+	p.resumeAt(p.now())
+}
+
+// resumeAt ends the pause at stamp t.
+func (p *Profiler) resumeAt(t int64) {
+	d := max(t-p.pausedAt, 0)
+	p.pausedAt = 0
+	p.last += d
+	p.pausedTicks += d
+	if p.counting && p.depth > 0 {
+		p.paused += d
+		if err := p.counters.Resume(); err != nil {
+			p.counterFailed(err)
+		}
+	}
 }
 
 // ErrForeign is returned by Stop when an event method was called from
@@ -729,6 +775,9 @@ func (p *Profiler) Stop() (*tree.Tree, error) {
 		return nil, errors.New("profiler: Stop called twice")
 	}
 	p.mine() // a Stop from another goroutine counts as a foreign call
+	if p.pausedAt != 0 {
+		p.resumeAt(t) // nothing after Pause is recorded
+	}
 	r := &p.buf[p.n]
 	r.from, r.t, r.name, r.arg, r.op = p.last, t, "", 0, opStop
 	p.n++
@@ -780,6 +829,8 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 		MeasuredNs:   int64(math.Round(math.Max(measured, 0))),
 		CountersNote: p.note,
 		CPU:          cpuModel(),
+		Tool:         p.opt.Tool,
+		PausedNs:     int64(math.Round(float64(p.pausedTicks) * p.nsPerTick)),
 	}
 	tr, err := p.b.Finish(meta)
 	if err != nil {

@@ -29,8 +29,9 @@ import (
 // several parents is read back as one *Node.
 const (
 	// FormatVersion is the version of the file format that Write writes
-	// and the newest Read reads.
-	FormatVersion = 1
+	// and the newest Read reads. Version 2 added Meta.Tool and
+	// Meta.PausedNs after Meta.CPU; Read reads version 1 too.
+	FormatVersion = 2
 	headerSize    = 24
 	// maxFileDepth bounds the nesting a file may hold, so that no hostile
 	// file can exhaust the stack of the recursive walkers.
@@ -121,11 +122,12 @@ func Read(r io.Reader) (*Tree, error) {
 	if n < headerSize {
 		return nil, ferr(ErrTruncated, "truncated (want at least %d bytes, have %d)", headerSize, n)
 	}
-	if v := binary.LittleEndian.Uint16(h[8:]); v != FormatVersion {
-		if v > FormatVersion {
-			return nil, ferr(ErrVersion, "format version %d is newer than this prophet reads (%d)", v, FormatVersion)
+	version := binary.LittleEndian.Uint16(h[8:])
+	if version < 1 || version > FormatVersion {
+		if version > FormatVersion {
+			return nil, ferr(ErrVersion, "format version %d is newer than this prophet reads (%d)", version, FormatVersion)
 		}
-		return nil, ferr(ErrVersion, "format version %d is not one this prophet reads (%d)", v, FormatVersion)
+		return nil, ferr(ErrVersion, "format version %d is not one this prophet reads (1 to %d)", version, FormatVersion)
 	}
 	if f := binary.LittleEndian.Uint16(h[10:]); f != 0 {
 		return nil, ferr(ErrVersion, "unknown format flags %#x (this prophet reads version %d without flags)", f, FormatVersion)
@@ -149,7 +151,7 @@ func Read(r io.Reader) (*Tree, error) {
 	if crc32.ChecksumIEEE(payload) != sum {
 		return nil, ErrChecksum
 	}
-	return decode(payload)
+	return decode(payload, version)
 }
 
 // ReadFile reads the profile in the file path; see Read. Bytes after the
@@ -196,6 +198,8 @@ func encode(t *Tree) []byte {
 	f64(m.Tolerance)
 	str(m.CountersNote)
 	str(m.CPU)
+	str(m.Tool)
+	p = binary.AppendVarint(p, m.PausedNs)
 
 	// Number the distinct nodes, children first, and the names.
 	index := make(map[*Node]int)
@@ -348,7 +352,7 @@ func (d *decoder) count(what string, minBytes int) int {
 // lock, length, count and number of children.
 const minNodeBytes = 7
 
-func decode(payload []byte) (*Tree, error) {
+func decode(payload []byte, version uint16) (*Tree, error) {
 	d := &decoder{b: payload}
 	var m Meta
 	m.Program = d.str("program")
@@ -359,6 +363,10 @@ func decode(payload []byte) (*Tree, error) {
 	m.Tolerance = d.f64("tolerance")
 	m.CountersNote = d.str("counters note")
 	m.CPU = d.str("cpu")
+	if version >= 2 {
+		m.Tool = d.str("tool")
+		m.PausedNs = d.varint("paused time")
+	}
 
 	names := make([]string, d.count("number of names", 1))
 	for i := range names {

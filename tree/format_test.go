@@ -143,7 +143,7 @@ func TestReadErrors(t *testing.T) {
 		{"text", []byte("hello, world, this is not a profile"), ErrNotProfile, "not a prophet profile (bad magic)"},
 		{"short header", good[:10], ErrTruncated, "truncated (want at least 24 bytes, have 10)"},
 		{"future version", withHeader(9, 0, uint64(len(payload)), sum, payload), ErrVersion,
-			"format version 9 is newer than this prophet reads (1)"},
+			"format version 9 is newer than this prophet reads (2)"},
 		{"version 0", withHeader(0, 0, uint64(len(payload)), sum, payload), ErrVersion, "format version 0"},
 		{"flags", withHeader(1, 4, uint64(len(payload)), sum, payload), ErrVersion, "unknown format flags"},
 		{"truncated payload", good[:len(good)-3], ErrTruncated, "truncated (want"},
@@ -194,6 +194,8 @@ func rawPayload(names []string, nodes []rawNode, nodeCount uint64) []byte {
 	p = binary.LittleEndian.AppendUint64(p, 0)
 	str("")
 	str("")
+	str("")                        // tool
+	p = binary.AppendVarint(p, 0) // paused
 	p = binary.AppendUvarint(p, uint64(len(names)))
 	for _, s := range names {
 		str(s)
@@ -322,4 +324,44 @@ func encodeTreeF(tr *Tree) []byte {
 		panic(err)
 	}
 	return buf.Bytes()
+}
+
+// TestReadsVersion1 reads a version-1 file, whose Meta ends at CPU: the
+// new fields come back empty.
+func TestReadsVersion1(t *testing.T) {
+	tr := New(U(5), Sec("s", Run(3, Task("t", L(1, 2)))))
+	tr.Meta = Meta{Program: "./p", CPU: "x", Tool: "dropped", PausedNs: 7}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	payload := data[headerSize:]
+	// Cut the two version-2 fields ("dropped" and 7) out of the
+	// payload: they follow CPU.
+	cpu := bytes.Index(payload, []byte("\x01x"))
+	if cpu < 0 {
+		t.Fatal("no CPU field found")
+	}
+	after := cpu + 2
+	tool := 1 + len("dropped") // uvarint length, then the bytes
+	paused := 1                // varint 7
+	v1 := append(append([]byte{}, payload[:after]...), payload[after+tool+paused:]...)
+	h := make([]byte, headerSize)
+	copy(h, magic[:])
+	binary.LittleEndian.PutUint16(h[8:], 1)
+	binary.LittleEndian.PutUint64(h[12:], uint64(len(v1)))
+	binary.LittleEndian.PutUint32(h[20:], crc32IEEE(v1))
+	got, err := Read(bytes.NewReader(append(h, v1...)))
+	if err != nil {
+		t.Fatalf("reading version 1: %v", err)
+	}
+	if got.Meta.Program != "./p" || got.Meta.CPU != "x" || got.Meta.Tool != "" || got.Meta.PausedNs != 0 || Work(got.Root) != Work(tr.Root) {
+		t.Errorf("version 1 read back as %+v, work %d", got.Meta, Work(got.Root))
+	}
+	// And version 2 keeps them.
+	got, err = Read(bytes.NewReader(data))
+	if err != nil || got.Meta.Tool != "dropped" || got.Meta.PausedNs != 7 {
+		t.Errorf("version 2: %+v, %v", got.Meta, err)
+	}
 }

@@ -183,4 +183,10 @@ type Meta struct {
 	CountersNote string `json:"counters_note,omitempty"`
 	// CPU is the recording machine's CPU model, if known.
 	CPU string `json:"cpu,omitempty"`
+	// Tool is the version of prophet's annotate package that recorded
+	// the profile, if known (format version 2 on).
+	Tool string `json:"tool,omitempty"`
+	// PausedNs is how long the recording was paused (annotate.Pause):
+	// the program ran that long outside the tree (format version 2 on).
+	PausedNs int64 `json:"paused_ns,omitempty"`
 }

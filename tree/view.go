@@ -125,6 +125,9 @@ func WriteText(w io.Writer, t *Tree, opt TextOptions) error {
 	if m := t.Meta.MeasuredNs; m > 0 {
 		fmt.Fprintf(bw, " (measured %s, %+.2f%%)", FormatNs(m), 100*float64(tot.SerialNs-m)/float64(m))
 	}
+	if p := t.Meta.PausedNs; p > 0 {
+		fmt.Fprintf(bw, ", paused %s (left out)", FormatNs(p))
+	}
 	fmt.Fprintf(bw, ", %d tasks, %d sections (%d top-level), %d locks", tot.Tasks, tot.Sections, tot.TopSections, tot.Locks)
 	if len(tot.LockIDs) > 0 {
 		fmt.Fprintf(bw, " (ids %s)", FormatIDs(tot.LockIDs))

@@ -224,6 +224,9 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		}
 	}
 	bar.Done()
+	if ns := t.Meta.PausedNs; ns > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("the recording was paused for %s (annotate.Pause): that part of the program's run is in no prediction", tree.FormatNs(ns)))
+	}
 	if len(out.Results) == 0 {
 		// Every row was left out: say why instead of an empty table.
 		return nil, fmt.Errorf("no prediction to show: %s", strings.Join(out.Notes, "; "))
