@@ -194,7 +194,7 @@ func rawPayload(names []string, nodes []rawNode, nodeCount uint64) []byte {
 	p = binary.LittleEndian.AppendUint64(p, 0)
 	str("")
 	str("")
-	str("")                        // tool
+	str("")                       // tool
 	p = binary.AppendVarint(p, 0) // paused
 	p = binary.AppendUvarint(p, uint64(len(names)))
 	for _, s := range names {
