@@ -24,6 +24,10 @@ type Options struct {
 	// the thread count being emulated (the memory model); every U and L
 	// length inside the section is multiplied by it. Nil means 1.
 	Burden func(sec *tree.Node, threads int) float64
+	// Workers bounds how many predictions RunSweep makes at once (each
+	// emulation holds a section's expanded tasks in memory); 0 means
+	// GOMAXPROCS.
+	Workers int
 }
 
 // BurdenOf returns the burden factor for sec at threads, 1 when no

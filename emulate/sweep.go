@@ -105,6 +105,9 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 		return fmt.Errorf("%s, %s, %d threads: %w", e.Name(), j.s, j.th, err)
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if opt.Workers > 0 {
+		workers = min(workers, opt.Workers)
+	}
 	c, ok := e.(Cloner)
 	var clones []SectionEmulator
 	if ok && workers > 1 {

@@ -148,12 +148,17 @@ a bare section or task name works when it is unambiguous.`,
 		if err != nil {
 			return err
 		}
-		opt := pl.options()
+		workers := 0
 		for _, tr := range []*tree.Tree{t, nt} {
 			if err := pl.checkBudget(tr, 2*pl.sweepSize()); err != nil {
 				return err
 			}
+			if workers == 0 || (pl.workers > 0 && pl.workers < workers) {
+				workers = pl.workers
+			}
 		}
+		pl.workers = workers
+		opt := pl.options()
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
 			return err

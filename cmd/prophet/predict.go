@@ -56,6 +56,9 @@ type plan struct {
 	machine   machine.Profile
 	machineAt string // where the profile came from, "" for built-in defaults
 	budget    float64
+	// workers bounds the predictions run at once (checkBudget sets it;
+	// 0: GOMAXPROCS).
+	workers int
 }
 
 // plan parses the flags into a plan without its machine profile (see
@@ -153,16 +156,38 @@ func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 	return pl, t, nil
 }
 
+// maxSectionNodes is how many expanded nodes of one top-level section
+// instance the emulations may hold in memory at once, in all: an
+// emulation holds a section's expanded tasks, about 200 bytes a node
+// (a loop of 1.5 million irregular tasks, 3.4 million nodes, took 400 to
+// 720 MB per prediction), so 4 million is under a gigabyte.
+const maxSectionNodes = 4e6
+
 // checkBudget fails, before any emulation, when predictions predictions
 // of t (each emulating it once) would visit more tree nodes than the
-// plan's budget allows.
+// plan's budget allows, or when one top-level section alone would take
+// more memory than maxSectionNodes allows; otherwise it sets how many
+// predictions may run at once so that together they stay within it.
 func (pl *plan) checkBudget(t *tree.Tree, predictions int) error {
+	pl.workers = 0
 	if pl.budget <= 0 {
 		return nil
 	}
 	nodes := float64(t.Totals().ExpandedNodes)
 	if visits := nodes * float64(predictions); visits > pl.budget {
 		return fmt.Errorf("the profile expands to %.3g nodes, and %d prediction(s) of it would visit %.3g, over the budget of %.3g (about a minute of work): predict fewer thread counts, schedules or emulators, or raise --budget (0: no limit)", nodes, predictions, visits, pl.budget)
+	}
+	largest := 0.0
+	for _, c := range t.Root.Children {
+		if c.Kind == tree.KindSec {
+			largest = max(largest, float64(tree.New(c).Totals().ExpandedNodes))
+		}
+	}
+	if largest > maxSectionNodes {
+		return fmt.Errorf("one top-level section expands to %.3g nodes, which an emulation would hold in memory at once (over a gigabyte past %.3g): record a smaller input, or set --budget 0 to go on without limits", largest, float64(maxSectionNodes))
+	}
+	if largest > 0 {
+		pl.workers = max(1, int(maxSectionNodes/largest))
 	}
 	return nil
 }
@@ -179,22 +204,34 @@ func (pl *plan) sweepSize() int { return len(pl.emulators) * len(pl.threads) * l
 // 25 predictions took 118-120 ms at 100 and 110-112 ms at 400).
 const predictGCPercent = 400
 
+// predictMemoryLimit is the soft memory limit while predictAll relaxes
+// the garbage collector: a relaxed collector lets the heap grow to five
+// times what is live, which for a large profile is gigabytes; near the
+// limit it collects as often as it must.
+const predictMemoryLimit = 768 << 20
+
 // relaxGC sets the garbage collector's target percentage to
-// predictGCPercent, unless the GOGC environment variable chooses one,
-// and returns the function that restores it.
+// predictGCPercent, under the soft limit predictMemoryLimit, unless the
+// GOGC or GOMEMLIMIT environment variable chooses, and returns the
+// function that restores them.
 func relaxGC() (restore func()) {
-	if _, set := os.LookupEnv("GOGC"); set {
+	_, gogc := os.LookupEnv("GOGC")
+	_, limit := os.LookupEnv("GOMEMLIMIT")
+	if gogc || limit {
 		return func() {}
 	}
 	old := debug.SetGCPercent(predictGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	oldLimit := debug.SetMemoryLimit(predictMemoryLimit)
+	return func() {
+		debug.SetGCPercent(old)
+		debug.SetMemoryLimit(oldLimit)
+	}
 }
 
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
 	defer relaxGC()()
-	opt := pl.options()
 	burden, status := memmodel.ForTree(t, pl.machine, pl.mode)
 	if pl.mode == memmodel.On && !status.Applied {
 		return nil, fmt.Errorf("--memory on: %s", status)
@@ -207,6 +244,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if err := pl.checkBudget(t, len(passes)*pl.sweepSize()); err != nil {
 		return nil, err
 	}
+	opt := pl.options()
 	total := len(passes) * len(pl.emulators) * len(pl.threads) * len(pl.schedules)
 	bar := progress.New(e.stderr, "predicting", total)
 	done := 0
@@ -377,5 +415,5 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // Without a calibrated profile the synthesizer's walk costs are zero
 // (machine.Default), so that it measures them on this machine itself.
 func (pl *plan) options() emulate.Options {
-	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk}
+	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Workers: pl.workers}
 }

@@ -58,7 +58,10 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 		row := report.SweepRow{Region: r.Name, Best: math.Inf(-1)}
 		for _, ch := range changes {
 			v := math.NaN()
-			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil {
+			// A change that makes the tree too large to emulate (a
+			// split of every task) is left out, as one that does not
+			// apply is.
+			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil && pl.checkBudget(nt, 1) == nil {
 				if v, err = predict(nt); err != nil {
 					return sw, fmt.Errorf("%s: %w", ch(r.Name), err)
 				}
