@@ -655,10 +655,9 @@ func mergeAll(x, y []allEnt, m int64) []allEnt {
 }
 
 // sum accumulates x + Σ mᵢ·yᵢ of lists sorted by key in a map, and
-// sorts once: merging list after list into a sorted slice copied the
-// whole slice each time, quadratic in the distinct keys (a loop whose
-// tasks each take their own lock took a minute for 65,536 ids). The
-// zero sum is empty.
+// sorts once: merging list after list into a sorted slice would copy
+// the whole slice each time, quadratic in the distinct keys (a loop
+// whose tasks each take a lock of their own). The zero sum is empty.
 type sum[E keyed[E, K], K cmp.Ordered] map[K]E
 
 // keyed is an entry of a sum: its key, and e + m·f for an f of its key

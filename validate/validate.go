@@ -669,8 +669,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 			}
 			// The speedup itself: serial and parallel times can each
 			// look settled while their rounds' ratios fall in two
-			// modes (on the project's VM, LU's rounds ran at 1.03-1.05
-			// and at 1.17-1.19 within one measurement).
+			// modes.
 			if !robust.Settled(ratios(serial, xs)) {
 				return true
 			}

@@ -29,8 +29,8 @@ type predictFlags struct {
 }
 
 // defaultBudget is how many tree nodes a command's emulations may visit
-// in all unless --budget says otherwise: under a minute of ff, which
-// visits 5 to 10 million nodes a second. A profile of a few hundred bytes
+// in all unless --budget says otherwise: under a minute of ff at the
+// rate it visits the nodes of fine-grained loops. A profile of a few hundred bytes
 // can stand for 10^12 tasks through shared subtrees; without a budget
 // emulating it would take the machine's memory and hours.
 const defaultBudget = 2.5e8
@@ -158,9 +158,8 @@ func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 
 // maxSectionNodes is how many expanded nodes of one top-level section
 // instance the emulations may hold in memory at once, in all: an
-// emulation holds a section's expanded tasks, about 200 bytes a node
-// (a loop of 1.5 million irregular tasks, 3.4 million nodes, took 400 to
-// 720 MB per prediction), so 4 million is under a gigabyte.
+// emulation holds a section's expanded tasks, about 200 bytes a node,
+// so 4 million stay under a gigabyte.
 const maxSectionNodes = 4e6
 
 // checkBudget fails, before any emulation, when predictions predictions
