@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/report"
 )
@@ -110,17 +111,22 @@ func measureCurve(e *env, argv []string, threads []int, repeats, maxRepeats int)
 		}
 		return true
 	}
+	bar := progress.New(e.stderr, "measure", repeats*len(threads))
 	for round := 0; round < repeats || (round < maxRepeats && !settled()); round++ {
+		if round >= repeats {
+			bar.SetTotal((round + 1) * len(threads))
+		}
 		for i, t := range threads {
 			d, err := timeRun(argv, t)
 			if err != nil {
+				bar.Done()
 				return nil, err
 			}
 			runs[i] = append(runs[i], d)
+			bar.Add(1)
 		}
-		fmt.Fprintf(e.stderr, "\rmeasure: %d rounds", round+1)
 	}
-	fmt.Fprintln(e.stderr)
+	bar.Done()
 	curve := &report.Measured{Program: strings.Join(argv, " ")}
 	if o, ok := meter.Stop().OthersCores(); ok {
 		curve.OthersCores, curve.Disturbed = o, o >= hostload.DisturbedCores
