@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -204,13 +206,19 @@ func TestDisturbedFirstUseNotSaved(t *testing.T) {
 	def := configDir(t)
 	prof := triangle(t)
 	e := &env{measure: func(ctx context.Context, w io.Writer) (machine.Profile, error) {
-		hog := exec.Command("sh", "-c", "while :; do :; done")
-		if err := hog.Start(); err != nil {
+		// The spinning shell is started in the background by a shell
+		// that exits at once, so it is no child of this process: the
+		// CPU time of children that ended counts as this process's own.
+		out, err := exec.Command("sh", "-c", "sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $!").Output()
+		if err != nil {
 			t.Skipf("no shell to spin: %v", err)
 		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil {
+			t.Fatalf("pid %q: %v", out, err)
+		}
 		time.Sleep(500 * time.Millisecond)
-		hog.Process.Kill()
-		hog.Wait()
+		syscall.Kill(pid, syscall.SIGKILL)
 		return fakeMachine(ctx, w)
 	}}
 	code, _, stderr := prophetWith(e, "predict", prof, "--threads", "2")
