@@ -526,19 +526,10 @@ func timed(warm int, reset, fn func()) (wall, cpu float64) {
 	return cputime.Timed(warm, fn)
 }
 
-// ratios returns the rounds' speedups, ser[i] / par[i].
-func ratios(ser, par []float64) []float64 {
-	out := make([]float64, min(len(ser), len(par)))
-	for i := range out {
-		out[i] = ser[i] / par[i]
-	}
-	return out
-}
-
 // roundRange returns the lowest and highest of the rounds' speedups,
 // ser[i] / par[i] (zeros for no rounds).
 func roundRange(ser, par []float64) (low, high float64) {
-	rs := ratios(ser, par)
+	rs := robust.Ratios(ser, par)
 	if len(rs) == 0 {
 		return 0, 0
 	}
@@ -670,7 +661,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 			// The speedup itself: serial and parallel times can each
 			// look settled while their rounds' ratios fall in two
 			// modes.
-			if !robust.Settled(ratios(serial, xs)) {
+			if !robust.Settled(robust.Ratios(serial, xs)) {
 				return true
 			}
 		}

@@ -64,10 +64,11 @@ func measureMachine(ctx context.Context, progress io.Writer) (machine.Profile, e
 //     command that only reads), the built-in defaults serve instead,
 //     with a note where a saved profile was passed over.
 func (e *env) machineProfile(flag string, measure bool) (machine.Profile, string, error) {
+	if flag == builtinMachine {
+		return machine.Default(), "", nil
+	}
 	sys := calibrate.ReadSystem()
 	switch flag {
-	case builtinMachine:
-		return machine.Default(), "", nil
 	case "":
 	default:
 		m, err := machine.Load(flag)

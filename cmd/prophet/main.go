@@ -249,3 +249,14 @@ func checkFormat(format string, allowed ...string) error {
 	}
 	return usagef("--format: want %s, not %q", strings.Join(allowed, ", "), format)
 }
+
+// readWith opens path and reads it with read.
+func readWith[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f)
+}

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/hostload"
@@ -80,7 +79,7 @@ Examples:
 		if err != nil {
 			return err
 		}
-		if err := writeMeasured(e.stdout, curve); err != nil {
+		if err := report.WriteMeasuredTable(e.stdout, curve); err != nil {
 			return err
 		}
 		if *out != "" {
@@ -135,15 +134,8 @@ func measureCurve(e *env, argv []string, threads []int, repeats, maxRepeats int)
 	for i, t := range threads {
 		p := report.MeasuredPoint{Threads: t, MedianNs: robust.Median(runs[i]), Spread: robust.Spread(runs[i]), Rounds: len(runs[i])}
 		p.Speedup = base / p.MedianNs
-		for r := range runs[i] {
-			s := runs[0][r] / runs[i][r]
-			if r == 0 || s < p.Low {
-				p.Low = s
-			}
-			if r == 0 || s > p.High {
-				p.High = s
-			}
-		}
+		rs := robust.Ratios(runs[0], runs[i])
+		p.Low, p.High = slices.Min(rs), slices.Max(rs)
 		curve.Points = append(curve.Points, p)
 	}
 	return curve, nil
@@ -171,22 +163,4 @@ func timeRun(argv []string, threads int) (float64, error) {
 		return 0, fmt.Errorf("cannot run %s: %w", argv[0], err)
 	}
 	return d, nil
-}
-
-// writeMeasured prints a curve as a table.
-func writeMeasured(w io.Writer, c *report.Measured) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "threads\tmedian\tspeedup\trounds' range\tspread\trounds\t")
-	for _, p := range c.Points {
-		fmt.Fprintf(tw, "%d\t%v\t%.2f\t%.2f-%.2f\t%.0f%%\t%d\t\n", p.Threads, time.Duration(p.MedianNs).Round(time.Millisecond),
-			p.Speedup, p.Low, p.High, 100*p.Spread, p.Rounds)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nspeedups of %s over its own run at %d thread(s)\n", c.Program, c.Points[0].Threads)
-	if c.Disturbed {
-		fmt.Fprintf(w, "disturbed: other programs kept %.1f cores busy while the runs were timed, so the curve measures that contention as much as the program\n", c.OthersCores)
-	}
-	return nil
 }

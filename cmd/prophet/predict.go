@@ -244,7 +244,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		return nil, err
 	}
 	opt := pl.options()
-	total := len(passes) * len(pl.emulators) * len(pl.threads) * len(pl.schedules)
+	total := len(passes) * pl.sweepSize()
 	bar := progress.New(e.stderr, "predicting", total)
 	done := 0
 	for _, b := range passes {
@@ -254,7 +254,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 			bar.Done()
 			return nil, err
 		}
-		done += len(pl.emulators) * len(pl.threads) * len(pl.schedules)
+		done += pl.sweepSize()
 		out.Results = append(out.Results, sw.Results...)
 		if b == nil {
 			out.Notes = append(out.Notes, sw.Notes...)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,7 +128,7 @@ func raceRun(e *env, argv []string) (*racereport.Result, error) {
 		return nil, fmt.Errorf("%s did not start annotate's race mode: does it import %s?", prog, racereport.AnnotatePkg)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("race: %w", err)
 	}
 	if log.NoRace && !log.Started {
 		return nil, usagef("race: %s was built without the race detector: build it with go build -race (or give it as go run -race ./path)", prog)
@@ -139,7 +138,7 @@ func raceRun(e *env, argv []string) (*racereport.Result, error) {
 	for _, name := range files {
 		r, err := readWith(name, racereport.Parse)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("race: %w", err)
 		}
 		reports = append(reports, r...)
 	}
@@ -165,15 +164,4 @@ func relPath(path string) string {
 		return r
 	}
 	return path
-}
-
-// readWith opens path and reads it with read.
-func readWith[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("race: %w", err)
-	}
-	defer f.Close()
-	return read(f)
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -82,12 +79,7 @@ the apparent races between the tasks, or that none were found.`,
 
 // readRaces reads a race run's result from path.
 func readRaces(path string) (*racereport.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--races: %w", err)
-	}
-	defer f.Close()
-	res, err := racereport.ReadJSON(f)
+	res, err := readWith(path, racereport.ReadJSON)
 	if err != nil {
 		return nil, fmt.Errorf("--races %s: %w", path, err)
 	}
@@ -96,17 +88,11 @@ func readRaces(path string) (*racereport.Result, error) {
 
 // readMeasured reads a real curve written by prophet measure.
 func readMeasured(path string) (*report.Measured, error) {
-	data, err := os.ReadFile(path)
+	m, err := readWith(path, report.ReadMeasured)
 	if err != nil {
-		return nil, fmt.Errorf("--measured: %w", err)
+		return nil, fmt.Errorf("--measured %s: %w", path, err)
 	}
-	var m report.Measured
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil || len(m.Points) == 0 {
-		return nil, fmt.Errorf("--measured %s: not a curve from prophet measure -o (%v)", path, err)
-	}
-	return &m, nil
+	return m, nil
 }
 
 // extras are what a report may show beside the predictions: a race

@@ -59,3 +59,13 @@ func Spread(xs []float64) float64 {
 	}
 	return (slices.Max(xs) - slices.Min(xs)) / Median(xs)
 }
+
+// Ratios returns num[i] / den[i] for the rounds both have: each round's
+// speedup, from its serial and parallel times.
+func Ratios(num, den []float64) []float64 {
+	out := make([]float64, min(len(num), len(den)))
+	for i := range out {
+		out[i] = num[i] / den[i]
+	}
+	return out
+}

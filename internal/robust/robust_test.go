@@ -49,3 +49,9 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+func TestRatios(t *testing.T) {
+	if got := Ratios([]float64{4, 9, 1}, []float64{2, 3}); !slices.Equal(got, []float64{2, 3}) {
+		t.Errorf("Ratios = %v, want [2 3] (the rounds both have)", got)
+	}
+}
