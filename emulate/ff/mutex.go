@@ -1,0 +1,359 @@
+package ff
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/parallel-prophet/prophet/emulate"
+)
+
+// StarvationNs is sync.Mutex's starvation threshold: a waiter that has
+// waited longer than this (counting every retry) switches the mutex to
+// starvation mode, in which Unlock hands the lock directly to the first
+// waiter and nobody barges.
+const StarvationNs = 1e6
+
+// lockState is one lock id. A lock is free at time x when it has no
+// waiters and releaseAt <= x; releaseAt is +Inf while a waiter has been
+// handed the lock but has no core yet.
+type lockState struct {
+	idx       int32
+	releaseAt float64
+	waiters   deque
+	evPending bool
+	// starving is sync.Mutex's starvation mode (see release).
+	starving bool
+	// evAt is the time of the pending release event (evPending); an
+	// event at another time is stale and ignored.
+	evAt float64
+	// holder is the goroutine that took the lock last, while its gen
+	// is holderGen: the one whose Unlock hands the lock over.
+	holder    *gor
+	holderGen uint32
+}
+
+// hold records g as lk's holder until t.
+func (lk *lockState) hold(g *gor, t float64) {
+	lk.releaseAt, lk.holder, lk.holderGen = t, g, g.gen
+}
+
+// pushRelease queues lk's release event at t.
+func (s *state) pushRelease(lk *lockState, t float64) {
+	lk.evPending, lk.evAt = true, t
+	s.push(event{t: t, kind: evRelease, id: lk.idx})
+}
+
+// lock returns the state of the lock of dense index i.
+func (s *state) lock(i int32) *lockState { return s.lockList[i] }
+
+// release is an Unlock of lk, which has waiters, at the current time
+// (lk.releaseAt). It follows sync.Mutex:
+//
+//   - A first waiter that asked within the spin window (LockSpinNs) is
+//     still spinning: it
+//     takes the lock at once (charged LockNs).
+//   - In starvation mode (lk.starving), the lock is handed directly to
+//     the first waiter, which runs at once on the unlocker's core at no
+//     extra cost, the unlocker yielding it (yieldTo); the mode ends when
+//     that waiter is the last one or waited less than StarvationNs.
+//   - Otherwise (normal mode, with LockHandoffNs > 0) the Unlock only
+//     wakes the first waiter: the lock is free, anybody may take it
+//     (barge) meanwhile, and the waiter runs after the time its parked
+//     thread takes to wake (lockWake; readyLate) and tries again
+//     (retry); if the lock is taken then, it queues again at the front
+//     and parks, and once it has waited longer than StarvationNs in all
+//     the mutex starves.
+//
+// With LockHandoffNs = 0 every hand-off is direct (the ideal FIFO lock).
+func (s *state) release(lk *lockState) {
+	lk.evPending = false
+	if lk.releaseAt > s.now {
+		// A goroutine barged in and holds the lock: the Unlock that
+		// wakes a waiter is its.
+		if !math.IsInf(lk.releaseAt, 1) {
+			s.pushRelease(lk, lk.releaseAt)
+		}
+		return
+	}
+	w := lk.waiters.popFront()
+	waited := s.now - w.reqAt
+	w.parked = w.noSpin || waited > s.ov.LockSpinNs
+	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
+		// Normal mode: wake w; the lock stays free.
+		s.nHandoff++
+		w.resume = resRetry
+		d := s.lockWake(waited)
+		if s.wake > 0 {
+			s.wakes++
+			s.late = true
+		}
+		if s.readyLate(w, d) {
+			// As many Unlocks have a thread to wake as waiters slept.
+			s.delayHolder(lk, onGrid(s.ov.LockWakeNs*s.asleep(waited)))
+		}
+		return
+	}
+	starving := lk.starving
+	if lk.starving && (lk.waiters.len() == 0 || s.now-w.waitStart < StarvationNs) {
+		lk.starving = false
+	}
+	if starving && s.yieldTo(lk, w) {
+		return
+	}
+	if len(s.idle) == 0 {
+		// w waits for a core with other goroutines, as in Go, where
+		// it runs next on the unlocker's core: no thread to wake.
+		w.parked = false
+	}
+	lk.releaseAt = math.Inf(1)
+	s.makeReady(w, false)
+}
+
+// delayHolder charges d (Overheads.LockWakeNs) to the goroutine whose
+// Unlock of lk just woke a parked waiter and an idle core for it: in Go
+// that Unlock readies the waiter and wakes an idle core's thread for it
+// before it returns (a futex wake; about 9 µs on the project's VM), while
+// the lock itself is already free. Where no core is idle, the waiter
+// only joins a run queue, which costs next to nothing, and nothing is
+// charged. The unlocker ran ahead of the current time only through
+// work that meets no other goroutine (it stops at every lock request
+// that comes after a pending event, this release among them), so moving
+// its pending event and its clock d later is exact. Nothing is charged
+// when the unlocker is not on a core any more or is the goroutine of the
+// event at hand (the Unlock came at the very time it acts again).
+func (s *state) delayHolder(lk *lockState, d float64) {
+	if !(d > 0) {
+		return
+	}
+	u, i := s.holderEvent(lk)
+	if i < 0 {
+		return
+	}
+	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
+	s.h[i].t += d
+	u.clock += d
+	s.h.down(i)
+}
+
+// holderEvent returns lk's holder, when it is still on a core running
+// ahead of the current time, and the index of its pending event in the
+// heap below the root (the root is the event at hand); i < 0 when there
+// is none such.
+func (s *state) holderEvent(lk *lockState) (u *gor, i int) {
+	u = lk.holder
+	if u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone {
+		return nil, -1
+	}
+	for i := 1; i < len(s.h); i++ {
+		if e := &s.h[i]; e.kind == evG && e.id == u.id {
+			return u, i
+		}
+	}
+	return nil, -1
+}
+
+// yieldTo hands lk, released now in starvation mode, to its waiter w
+// the way Go's Unlock does then (runtime_Semrelease with handoff): w is
+// readied into the unlocker's runnext and the unlocker yields its core
+// to it at once, going to the back of the run queue itself, where a
+// core woken for it (wake-up latency) or the first core to free up
+// picks it up. The unlocker, which ran ahead of the current time, keeps
+// the rest of its work up to its next event as a debt. yieldTo reports
+// false, changing nothing, when the unlocker is not on a core any more
+// (it ended or blocked at this same instant).
+func (s *state) yieldTo(lk *lockState, w *gor) bool {
+	u, i := s.holderEvent(lk)
+	if i < 0 || u == w {
+		return false
+	}
+	// Drop u's event (the root, this release, stays in place: every
+	// other event comes after it).
+	last := len(s.h) - 1
+	s.h[i] = s.h[last]
+	s.h = s.h[:last]
+	if i < last {
+		s.h.down(i)
+		s.h.up(i)
+	}
+	u.debt = max(u.clock-s.now, 0)
+	u.resume = resDebt
+	core := s.offCore(u)
+	if s.spans != nil {
+		// u had drawn its work up to u.clock on this core: what lies
+		// past now moves with u, and the core goes straight to w.
+		u.moved = s.cutSpans(core, u.moved[:0])
+		s.idleSince[core] = s.now
+	}
+	if w.parked {
+		s.nHandoff++
+		w.parked = false // counted here, not again when w runs
+	}
+	lk.releaseAt = math.Inf(1)
+	s.start(w, core)
+	s.makeReady(u, true)
+	return true
+}
+
+// lockWake is the latency of waking a lock waiter that waited waited ns
+// (more than LockSpinNs) in this run: LockHandoffNs is its median, and
+// its spread is the core wake-up latency's (the two are assumed alike:
+// log-normal with WakeP90Ns/WakeP50Ns). The run's first hand-off takes
+// the run's wake-up quantile, and each next one the quantile 1/φ further
+// on, modulo 1 (nextHandoffFactor): in a real run every hand-off draws
+// its own latency, and a run that charged one latency at every hand-off
+// could lock into a rhythm that real noise breaks (on a Test1 sample with
+// 40% of every 70 µs iteration under one lock, such runs waited for the
+// lock 13 times, 1 ms each, or 197 times, where the real runs wait 30 to
+// 50 times, 2-7 ms in all, and the prediction moved by 16% when the
+// runnext back-off moved by 5 µs). Without a measured spread (p90 <= p50),
+// every hand-off takes the run's quantile. Over waits of LockSpinNs to
+// LockSpinNs+LockSpinRampNs it ramps up linearly from 0: there real
+// waiters are a mix of ones still spinning and ones already asleep
+// (measured on the project's VM: none asleep after 2.7 µs, nine in ten
+// after 3.3 µs), and the ramp keeps predictions continuous in the wait.
+// Rounded to the time grid.
+func (s *state) lockWake(waited float64) float64 {
+	d := s.ov.LockHandoffNs
+	if s.hoSigma > 0 {
+		d *= s.nextHandoffFactor()
+	} else if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
+		d *= s.wake / s.ov.WakeP50Ns
+	}
+	d *= s.asleep(waited)
+	if r := onGrid(d); r > 0 {
+		return r
+	}
+	return d
+}
+
+// asleep is the share of lock waiters that waited waited ns (more than
+// LockSpinNs) and had parked, their thread asleep: 1 past the spin
+// window's ramp, rising linearly from 0 over it (see lockWake).
+func (s *state) asleep(waited float64) float64 {
+	if spin, ramp := s.ov.LockSpinNs, s.ov.LockSpinRampNs; waited < spin+ramp {
+		return max(waited-spin, 0) / ramp
+	}
+	return 1
+}
+
+// readyLate makes g, woken from a parked wait, runnable now at the front
+// of the ready queue (Go readies it into the unlocker's runnext) and, when
+// a core is idle and no wake-up in flight covers it, wakes an idle core
+// (the one g left if it is idle), which becomes available d from now;
+// a busy core that frees up first takes g instead. It reports whether it
+// woke a core.
+func (s *state) readyLate(g *gor, d float64) (woken bool) {
+	if s.woke {
+		s.late = true
+	}
+	s.ready.pushFront(g)
+	if len(s.idle) == 0 || s.ready.len() <= s.waking {
+		return false
+	}
+	s.wakeAt(s.popIdleFor(g), s.now+d, "handoff")
+	return true
+}
+
+// barge reports whether a goroutine may take lk, free but with waiters,
+// ahead of them: sync.Mutex in normal mode lets it (see release); the
+// ideal lock (LockHandoffNs = 0) and a starving mutex do not.
+func (s *state) barge(lk *lockState) bool {
+	return s.ov.LockHandoffNs > 0 && !lk.starving
+}
+
+// parksAtOnce reports whether a goroutine asking for a taken lock now
+// parks at once instead of spinning (gor.noSpin): with a switch cost
+// (LockSwitchNs), when more goroutines wait for a core than cores are
+// being woken for them.
+func (s *state) parksAtOnce() bool {
+	return s.ov.LockSwitchNs > 0 && s.ready.len() > s.waking
+}
+
+// retry runs when g, woken by a normal-mode Unlock, gets its core: it
+// takes the lock if it is free, else queues again at the front (Go
+// queues a waiter that waited before LIFO) and parks. It reports
+// whether g holds the lock.
+func (s *state) retry(g *gor) bool {
+	lk := g.lock
+	if lk.releaseAt <= s.now {
+		g.lock = nil
+		s.holdLock(g, lk)
+		return true
+	}
+	lk.waiters.pushFront(g)
+	g.resume, g.reqAt = resLock, s.now
+	g.noSpin = s.parksAtOnce()
+	if s.now-g.waitStart > StarvationNs {
+		lk.starving = true
+	}
+	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
+		s.pushRelease(lk, max(lk.releaseAt, s.now))
+	}
+	s.leave(g, emulate.SpanLockWait)
+	return false
+}
+
+// holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
+// of a waiter that parked (LockSwitchNs), the lock's own cost, the
+// critical section, and the release time, with a release event when
+// others wait for lk.
+func (s *state) holdLock(g *gor, lk *lockState) {
+	if g.noSpin {
+		// The lock is g's, but g parked at once: until it is switched
+		// in, nobody uses the lock. (g queued last for this lock, and
+		// queues again before it is given another.)
+		g.noSpin = false
+		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+	}
+	s.overhead(g, s.ov.LockNs, "lock", nil)
+	st := g.clock
+	g.clock += s.noisy(g.lockL)
+	s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
+	lk.hold(g, g.clock)
+	if lk.waiters.len() > 0 && !lk.evPending {
+		s.pushRelease(lk, lk.releaseAt)
+	}
+}
+
+// acquire runs L node c for g at the current time (g.clock == s.now):
+// at once when the lock is free, else g queues and blocks (returns false).
+func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
+	lk := s.lock(c.ref())
+	l := float64(c.len()) * s.burden
+	s.nLock++
+	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
+		// The Unlock at lk.evAt, at this very time, wakes its waiter
+		// before g can take the lock (the unlocker does it inside
+		// Unlock); its pending event is then stale.
+		s.release(lk)
+	}
+	if lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk)) {
+		s.overhead(g, s.ov.LockNs, "lock", sec)
+		st := g.clock
+		g.clock += s.noisy(l)
+		lk.hold(g, g.clock)
+		if s.spans != nil {
+			s.span(g.core, st, g.clock, emulate.SpanLock, s.lockName(task, c), sec)
+		}
+		if lk.waiters.len() > 0 && !lk.evPending {
+			s.pushRelease(lk, lk.releaseAt)
+		}
+		return true
+	}
+	lk.waiters.pushBack(g)
+	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
+	g.noSpin = s.parksAtOnce()
+	if s.spans != nil {
+		g.lockN = s.lockName(task, c)
+	}
+	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
+		s.pushRelease(lk, max(lk.releaseAt, s.now))
+	}
+	s.leave(g, emulate.SpanLockWait)
+	return false
+}
+
+// lockName names L node c of task for the timeline.
+func (s *state) lockName(task, c *cnode) string {
+	return s.p.name(task) + " lock " + strconv.Itoa(s.p.lockIDs[c.ref()])
+}

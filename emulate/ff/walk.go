@@ -1,0 +1,69 @@
+package ff
+
+import (
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// walk runs task frame f of g, the goroutine of the current event, over
+// its U nodes and over its L nodes whose lock is free when g asks for it
+// before any other pending event (exactly what run's general loop does
+// for them, without a heap look-up per node). It returns stCont when the
+// task is done, stYield when f stops at an L that must wait for earlier
+// events (g must yield), and stBlock when f stops at a node that run's
+// general loop must handle (an L whose lock is taken, a nested section, a
+// bad node).
+func (s *state) walk(g *gor, f *frame) step {
+	lim := s.limit()
+	ch := s.p.kids(f.node)
+	for f.i < len(ch) {
+		c := &ch[f.i]
+		switch c.kind() {
+		case tree.KindU:
+			g.clock += float64(c.len()) * float64(c.count()-f.rep) * s.burden
+			f.i++
+			f.rep = 0
+		case tree.KindL:
+			if g.clock > s.now {
+				if g.clock >= lim {
+					return stYield
+				}
+				s.now = g.clock
+			}
+			lk := s.lock(c.ref())
+			if lk.waiters.len() > 0 || lk.releaseAt > s.now {
+				return stBlock
+			}
+			f.rep++
+			if f.rep >= c.count() {
+				f.i++
+				f.rep = 0
+			}
+			s.nLock++
+			g.clock += s.ov.LockNs
+			g.clock += s.noisy(float64(c.len()) * s.burden)
+			lk.hold(g, g.clock)
+		default:
+			return stBlock
+		}
+	}
+	return stCont
+}
+
+// walkNew walks new task frame f of g (see walk) for stepWorker. It
+// reports whether the task is done; if not, stepWorker pushes f and
+// returns st: stYield when g must yield, stCont when run's general loop
+// must take f over.
+func (s *state) walkNew(g *gor, f *frame) (done bool, st step) {
+	if s.spans != nil || s.stepwise {
+		return false, stCont
+	}
+	switch s.walk(g, f) {
+	case stCont:
+		return true, stCont
+	case stYield:
+		return false, stYield
+	}
+	// run's general loop need not walk f again first.
+	f.walked = true
+	return false, stCont
+}
