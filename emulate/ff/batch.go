@@ -2,8 +2,6 @@ package ff
 
 import (
 	"math"
-
-	"github.com/parallel-prophet/prophet/par"
 )
 
 // batch runs up to m tasks of run r (r.oneL: U nodes, one L, U nodes) on
@@ -144,11 +142,11 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 		return false
 	}
 	info, tm := f.info, f.team
-	if s.sched.Policy != par.Dynamic || tm.k < 2 || info.dense || s.spans != nil || !s.gridBurden || tm.next >= info.n {
+	cs := s.rule.sharedChunk()
+	if cs == 0 || tm.k < 2 || info.dense || s.spans != nil || !s.gridBurden || tm.next >= info.n {
 		return false
 	}
 	r := &info.runs[tm.cur.run]
-	cs := int64(chunk(s.sched))
 	lr := s.scaled(r.lenL)
 	jmax := min(r.count-tm.cur.off, s.quietHolds(lr)) / cs
 	if !r.oneL || jmax < 1 {

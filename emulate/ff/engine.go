@@ -6,7 +6,6 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/machine"
-	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -41,7 +40,7 @@ import (
 // state is one emulation of one section run.
 type state struct {
 	t      int
-	sched  par.Schedule
+	rule   schedule
 	burden float64
 	// gridBurden is set when burden is a multiple of 1/gridScale (as
 	// Emulator rounds it): then a whole-nanosecond length times burden
@@ -131,7 +130,7 @@ type state struct {
 // reset prepares s for a new emulation, keeping what it allocated
 // before (goroutines, frames, the heap, the tables); the section-info
 // cache is kept too (clear it between calls).
-func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64) {
+func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov machine.Overheads, wake float64) {
 	gs, free, h, idle, lockList := s.gs, s.free, s.h[:0], s.idle[:0], s.lockList
 	if !s.clean || len(free) != len(gs) {
 		free = free[:0]
@@ -166,7 +165,7 @@ func (s *state) reset(p *prog, threads int, sched par.Schedule, burden float64, 
 	ready.clear()
 	ov.LockSpinNs, ov.LockSpinRampNs = ov.LockSpin()
 	*s = state{
-		t: threads, sched: sched, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
+		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
 		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
@@ -202,11 +201,11 @@ type sectionRun struct {
 
 // emulateOnce emulates one run of sec with wake-up latency wake, reusing
 // s (nil: a new state).
-func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden float64, ov machine.Overheads, wake float64, spans *[]emulate.Span, maxSpans int, offset float64) (sectionRun, error) {
+func emulateOnce(s *state, p *prog, threads int, rule schedule, burden float64, ov machine.Overheads, wake float64, spans *[]emulate.Span, maxSpans int, offset float64) (sectionRun, error) {
 	if s == nil {
 		s = &state{}
 	}
-	s.reset(p, threads, sched, burden, ov, wake)
+	s.reset(p, threads, rule, burden, ov, wake)
 	if spans != nil {
 		s.spans, s.maxSpans, s.offset = spans, maxSpans, offset
 		s.idleSince = make([]float64, threads)
@@ -227,7 +226,7 @@ func emulateOnce(s *state, p *prog, threads int, sched par.Schedule, burden floa
 		switch ev.kind {
 		case evG:
 			if s.lsCool <= 0 {
-				if s.sched.Policy == par.Spawn {
+				if s.rule.spawns() {
 					if s.lockstepSpawn() {
 						continue
 					}

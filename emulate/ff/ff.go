@@ -172,7 +172,8 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if threads < 1 || threads > MaxThreads {
 		return sectionRun{}, fmt.Errorf("thread count %d: must be between 1 and %d", threads, MaxThreads)
 	}
-	if err := checkSchedule(sched); err != nil {
+	rule, err := newSchedule(sched)
+	if err != nil {
 		return sectionRun{}, err
 	}
 	if !(burden > 0) || math.IsInf(burden, 0) {
@@ -208,11 +209,11 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	clear(s.infos)
 	s.stepwise = e.stepwise
 	if inst >= 0 && len(lat) > 1 {
-		r, err := emulateOnce(s, p, threads, sched, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
+		r, err := emulateOnce(s, p, threads, rule, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
 		r.runs = 1
 		return r, err
 	}
-	first, err := emulateOnce(s, p, threads, sched, burden, ov, lat[mid], spans, e.MaxSpans, offset)
+	first, err := emulateOnce(s, p, threads, rule, burden, ov, lat[mid], spans, e.MaxSpans, offset)
 	first.runs = 1
 	if err != nil || first.wakes == 0 || len(lat) == 1 {
 		return first, err
@@ -231,7 +232,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 		}
 		r := known
 		if !haveKnown {
-			r, err = emulateOnce(s, p, threads, sched, burden, ov, w, nil, 0, 0)
+			r, err = emulateOnce(s, p, threads, rule, burden, ov, w, nil, 0, 0)
 			if err != nil {
 				return sectionRun{}, err
 			}
@@ -247,19 +248,6 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	sum.parallel /= n
 	sum.busy /= n
 	return sum, nil
-}
-
-func checkSchedule(sc par.Schedule) error {
-	switch sc.Policy {
-	case par.Static, par.Spawn:
-		return nil
-	case par.StaticChunk, par.Dynamic, par.Guided:
-		if sc.Chunk < 1 {
-			return fmt.Errorf("schedule %s: chunk size must be at least 1", sc)
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown schedule %s", sc)
 }
 
 // Section returns the predicted time of one run of the top-level section

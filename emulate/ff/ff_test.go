@@ -22,6 +22,16 @@ func sched(t testing.TB, s string) par.Schedule {
 	return sc
 }
 
+// rule returns the engine's schedule for s.
+func rule(t testing.TB, s string) schedule {
+	t.Helper()
+	r, err := newSchedule(sched(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 var allSchedules = []string{"static", "static:1", "static:3", "dynamic:1", "dynamic:2", "guided:1", "guided:2", "spawn"}
 
 // emu runs one section with e (nil: New()) and returns its parallel time.
@@ -512,7 +522,7 @@ func TestOverheadsCharged(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, sched(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, rule(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/parallel-prophet/prophet/par"
 )
 
 // Lockstep: the workers of a team running runs of identical U-L-U tasks
@@ -67,12 +65,12 @@ func (s *state) ahead(wf *frame) (*taskRun, int64) {
 	if wf.left > 0 {
 		r := &info.runs[wf.cur.run]
 		n := min(wf.left, r.count-wf.cur.off)
-		if n < wf.left || s.sched.Policy != par.StaticChunk {
+		if n < wf.left || s.rule.ownedChunk() == 0 {
 			return r, n
 		}
 		return r, n + s.chunksIn(wf, r)
 	}
-	if s.sched.Policy != par.StaticChunk || wf.nextLo < 0 || wf.nextLo >= info.n {
+	if s.rule.ownedChunk() == 0 || wf.nextLo < 0 || wf.nextLo >= info.n {
 		return nil, 0
 	}
 	r := &info.runs[info.seekFrom(wf.cur, wf.nextLo).run]
@@ -82,7 +80,7 @@ func (s *state) ahead(wf *frame) (*taskRun, int64) {
 // chunksIn counts the tasks of the static:C chunks of wf from wf.nextLo on
 // that lie wholly in run r, up to the first that does not.
 func (s *state) chunksIn(wf *frame, r *taskRun) int64 {
-	c := int64(chunk(s.sched))
+	c := s.rule.ownedChunk()
 	stride := int64(wf.team.k) * c
 	lo, end := wf.nextLo, r.start+r.count
 	if lo < r.start || lo+c > end {
@@ -100,7 +98,7 @@ func (s *state) consume(wf *frame, n int64) {
 		return
 	}
 	// static:C: on into the next chunks.
-	c := int64(chunk(s.sched))
+	c := s.rule.ownedChunk()
 	stride := int64(wf.team.k) * c
 	m := n - wf.left
 	q, p := (m-1)/c, (m-1)%c
@@ -125,15 +123,13 @@ func (s *state) lockstep() bool {
 	}
 	shape, tm := top0.run, wf0.team
 	dyn := false
-	switch s.sched.Policy {
-	case par.Dynamic:
-		if chunk(s.sched) != 1 {
+	if c := s.rule.sharedChunk(); c > 0 {
+		// Chunks fetched one task at a time interleave with the
+		// tasks in rounds; larger ones do not.
+		if c != 1 {
 			return false
 		}
 		dyn = true
-	case par.Static, par.StaticChunk, par.Guided:
-	default:
-		return false
 	}
 	lockNs, chunkNs := s.ov.LockNs, 0.0
 	if dyn {
@@ -471,7 +467,7 @@ func pureShape(g *gor, t float64) (*frame, bool) {
 // lockstepPure advances the workers of a team in pure rounds by as many
 // rounds as it can (see above) and reports whether it did.
 func (s *state) lockstepPure() bool {
-	if s.spans != nil || s.stepwise || !s.gridBurden || s.sched.Policy != par.Dynamic ||
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.rule.sharedChunk() == 0 ||
 		s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
@@ -484,7 +480,7 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	r := &tm.info.runs[tm.cur.run]
-	cs := int64(chunk(s.sched))
+	cs := s.rule.sharedChunk()
 	chunkNs := s.ov.ChunkNs
 	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work

@@ -73,7 +73,7 @@ func TestMutexModel(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, sched(t, "static"), 1, tc.ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, "static"), 1, tc.ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -116,7 +116,7 @@ func TestStarvationYield(t *testing.T) {
 		{5, 2400005},
 		{50, 2400010},
 	} {
-		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "static"), 1, ov, tc.wake, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, tc.wake, nil, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestStarvationYieldTimeline(t *testing.T) {
 	sec, ov := yieldSection()
 	for _, wake := range []float64{0, 5, 50} {
 		var spans []emulate.Span
-		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "static"), 1, ov, wake, &spans, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, wake, &spans, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestHandoffSpread(t *testing.T) {
 		{"p90 run", 2000, 102.476},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, barge), 2, sched(t, "static"), 1, ov, tc.wake, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, barge), 2, rule(t, "static"), 1, ov, tc.wake, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -225,7 +225,7 @@ func TestLockNoise(t *testing.T) {
 		{"no locks", tree.Sec("s", tree.Task("a", tree.U(750000)), tree.Task("b", tree.U(750000))), 750000},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, sched(t, "static"), 1, ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -249,7 +249,7 @@ func TestLockSwitch(t *testing.T) {
 		sw, want float64
 	}{{0, 3000}, {100, 3100}} {
 		ov := machine.Overheads{LockSpinNs: 5000, LockSwitchNs: tc.sw}
-		r, err := emulateOnce(nil, mustCompile(t, sec), 2, sched(t, "spawn"), 1, ov, 0, nil, 0, 0)
+		r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "spawn"), 1, ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

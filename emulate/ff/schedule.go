@@ -1,6 +1,7 @@
 package ff
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -20,7 +21,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		tm.sec = f.node
 		tm.info = s.info(f.node, &tm.own)
 		f.info, f.team = tm.info, tm
-		if s.sched.Policy == par.Spawn {
+		if s.rule.spawns() {
 			f.phase = phSpawn
 			return stCont
 		}
@@ -128,85 +129,25 @@ func (s *state) stepSec(g *gor, top int) step {
 	return stCont
 }
 
-// workerFrame is the frame of worker w of tm.
+// workerFrame is the frame of worker w of tm, set up by the schedule.
 func (s *state) workerFrame(tm *team, w int) frame {
 	f := frame{kind: fWorker, team: tm, info: tm.info, w: w, sec: tm.sec}
-	n := tm.info.n
-	switch s.sched.Policy {
-	case par.Static:
-		k := int64(tm.k)
-		q, r := n/k, n%k
-		lo := int64(w)*q + min(int64(w), r)
-		size := q
-		if int64(w) < r {
-			size++
-		}
-		if size > 0 {
-			f.cur = tm.info.seek(lo)
-			f.left = size
-		}
-		f.nextLo = -1
-	case par.StaticChunk:
-		f.nextLo = int64(w) * int64(chunk(s.sched))
-	}
+	s.rule.assign(&f, w)
 	return f
 }
 
-func chunk(sc par.Schedule) int {
-	if sc.Chunk < 1 {
-		return 1
-	}
-	return sc.Chunk
-}
-
-// stepWorker advances the fWorker frame at index top of g.
+// stepWorker advances the fWorker frame at index top of g: it takes the
+// worker's next chunk from the schedule when the current one is done,
+// and runs the chunk's tasks.
 func (s *state) stepWorker(g *gor, top int) step {
 	f := &g.frames[top]
 	info := f.info
 	if f.left == 0 {
-		// The next chunk.
-		switch s.sched.Policy {
-		case par.StaticChunk:
-			if f.nextLo >= 0 && f.nextLo < info.n {
-				c := int64(chunk(s.sched))
-				lo := f.nextLo
-				f.left = min(c, info.n-lo)
-				f.cur = info.seekFrom(f.cur, lo)
-				f.nextLo += int64(f.team.k) * c
-				if s.batchStatic(g, f, lo, c) {
-					return stCont
-				}
-			}
-		case par.Dynamic, par.Guided:
-			tm := f.team
-			if s.batchDynamic(g, f) {
-				return stCont
-			}
-			if tm.k > 1 {
-				if !s.at(g) {
-					return stYield
-				}
-			}
-			if tm.next < info.n {
-				rem := info.n - tm.next
-				var size int64
-				if s.sched.Policy == par.Dynamic {
-					size = min(int64(chunk(s.sched)), rem)
-				} else {
-					size = int64(s.sched.GuidedChunk(int(min(rem, math.MaxInt32)), tm.k))
-					if size < 1 {
-						size = 1
-					}
-				}
-				f.cur = tm.cur
-				f.left = size
-				tm.next += size
-				info.advance(&tm.cur, size)
-				if tm.k > 1 {
-					s.nChunk++
-					s.overhead(g, s.ov.ChunkNs, "chunk", f.sec)
-				}
-			}
+		switch s.rule.next(s, g, f) {
+		case tookWait:
+			return stYield
+		case tookRan:
+			return stCont
 		}
 		if f.left == 0 {
 			// Out of work.
@@ -263,3 +204,192 @@ func (s *state) stepWorker(g *gor, top int) step {
 	info.advance(&f.cur, k)
 	return stCont
 }
+
+// A schedule says how a section's tasks reach the goroutines that run
+// them. The engine knows schedules only through this interface:
+// stepSec forks a team of workers (or, for a spawning schedule, spawns a
+// goroutine per task) and joins it, the same for every schedule;
+// assign and next hand each worker its chunks and charge what taking
+// one costs. ownedChunk and sharedChunk describe the schedule to the
+// closed forms (batch.go, lockstep.go), which take many chunks at once
+// where the schedule's shape allows; a schedule that returns 0 from both
+// gets the shortcuts that hold for every schedule (within one chunk) and
+// is otherwise emulated step by step. Adding a schedule is a type here
+// and a case in newSchedule.
+type schedule interface {
+	// spawns reports whether every task is a goroutine of its own,
+	// spawned by the goroutine that encounters the section, rather
+	// than a team of workers sharing the tasks out.
+	spawns() bool
+	// assign sets worker w's frame f up as its team forks: the tasks
+	// the worker owns from the start, if any.
+	assign(f *frame, w int)
+	// next gives worker frame f of g its next chunk (f.cur, f.left),
+	// f.left being 0; it leaves f.left 0 when the worker is done.
+	// It charges what taking a chunk costs, and may run whole chunks
+	// in closed form (tookRan).
+	next(s *state, g *gor, f *frame) took
+	// ownedChunk is C when every worker owns, from the start, chunks of
+	// C tasks every k·C tasks (static:C), so that the closed forms can
+	// look past its current chunk; 0 otherwise.
+	ownedChunk() int64
+	// sharedChunk is C when workers take chunks of C tasks from the
+	// team's shared counter, each fetch charged ChunkNs (dynamic:C), so
+	// that the closed forms can take many fetches at once; 0 otherwise.
+	sharedChunk() int64
+}
+
+// took is what a schedule's next did.
+type took uint8
+
+const (
+	tookChunk took = iota // f holds its next chunk, or none: the worker is done
+	tookWait              // g must first wait for earlier events
+	tookRan               // a closed form ran whole chunks: look again
+)
+
+// newSchedule returns the schedule sc names.
+func newSchedule(sc par.Schedule) (schedule, error) {
+	switch sc.Policy {
+	case par.Static:
+		return static{}, nil
+	case par.Spawn:
+		return spawn{}, nil
+	case par.StaticChunk, par.Dynamic, par.Guided:
+		if sc.Chunk < 1 {
+			return nil, fmt.Errorf("schedule %s: chunk size must be at least 1", sc)
+		}
+		c := int64(sc.Chunk)
+		switch sc.Policy {
+		case par.StaticChunk:
+			return staticChunk{c: c}, nil
+		case par.Dynamic:
+			return dynamic{c: c}, nil
+		}
+		return guided{sc: sc}, nil
+	}
+	return nil, fmt.Errorf("unknown schedule %s", sc)
+}
+
+// worksharing holds what the worksharing schedules have in common: a
+// team of workers, no chunks owned ahead nor fetched in fixed sizes
+// unless the schedule says so.
+type worksharing struct{}
+
+func (worksharing) spawns() bool       { return false }
+func (worksharing) ownedChunk() int64  { return 0 }
+func (worksharing) sharedChunk() int64 { return 0 }
+
+// static gives each worker one contiguous block of the tasks, its share
+// (the first n mod k workers one task more), at no cost.
+type static struct{ worksharing }
+
+func (static) assign(f *frame, w int) {
+	n, k := f.info.n, int64(f.team.k)
+	q, r := n/k, n%k
+	lo := int64(w)*q + min(int64(w), r)
+	size := q
+	if int64(w) < r {
+		size++
+	}
+	if size > 0 {
+		f.cur = f.info.seek(lo)
+		f.left = size
+	}
+	f.nextLo = -1
+}
+
+func (static) next(*state, *gor, *frame) took { return tookChunk }
+
+// staticChunk (static:C) deals chunks of C tasks round-robin: worker w
+// owns the chunks starting at w·C, w·C + k·C, ..., and takes each at no
+// cost.
+type staticChunk struct {
+	worksharing
+	c int64
+}
+
+func (sc staticChunk) assign(f *frame, w int) { f.nextLo = int64(w) * sc.c }
+
+func (sc staticChunk) next(s *state, g *gor, f *frame) took {
+	info := f.info
+	if f.nextLo < 0 || f.nextLo >= info.n {
+		return tookChunk
+	}
+	lo := f.nextLo
+	f.left = min(sc.c, info.n-lo)
+	f.cur = info.seekFrom(f.cur, lo)
+	f.nextLo += int64(f.team.k) * sc.c
+	if s.batchStatic(g, f, lo, sc.c) {
+		return tookRan
+	}
+	return tookChunk
+}
+
+func (sc staticChunk) ownedChunk() int64 { return sc.c }
+
+// dynamic (dynamic:C) has workers take chunks of C tasks from the team's
+// shared counter as they run out, each fetch charged ChunkNs.
+type dynamic struct {
+	worksharing
+	c int64
+}
+
+func (dynamic) assign(*frame, int) {}
+
+func (d dynamic) next(s *state, g *gor, f *frame) took {
+	if s.batchDynamic(g, f) {
+		return tookRan
+	}
+	return s.fetch(g, f, func(rem int64, _ int) int64 { return min(d.c, rem) })
+}
+
+func (d dynamic) sharedChunk() int64 { return d.c }
+
+// guided (guided:C) has workers take chunks from the team's shared
+// counter, each fetch charged ChunkNs, of a size that shrinks with the
+// tasks left (par.Schedule.GuidedChunk), never below C.
+type guided struct {
+	worksharing
+	sc par.Schedule
+}
+
+func (guided) assign(*frame, int) {}
+
+func (gd guided) next(s *state, g *gor, f *frame) took {
+	return s.fetch(g, f, func(rem int64, k int) int64 {
+		return max(int64(gd.sc.GuidedChunk(int(min(rem, math.MaxInt32)), k)), 1)
+	})
+}
+
+// fetch gives worker frame f of g its next chunk from the team's shared
+// counter, of size(tasks left, workers) tasks, charging ChunkNs for the
+// fetch when the team has other workers to contend with (a lone worker
+// takes its tasks without synchronizing).
+func (s *state) fetch(g *gor, f *frame, size func(rem int64, k int) int64) took {
+	tm, info := f.team, f.info
+	if tm.k > 1 && !s.at(g) {
+		return tookWait
+	}
+	if tm.next < info.n {
+		n := size(info.n-tm.next, tm.k)
+		f.cur = tm.cur
+		f.left = n
+		tm.next += n
+		info.advance(&tm.cur, n)
+		if tm.k > 1 {
+			s.nChunk++
+			s.overhead(g, s.ov.ChunkNs, "chunk", f.sec)
+		}
+	}
+	return tookChunk
+}
+
+// spawn runs every task as a goroutine of its own, spawned by the
+// goroutine that encounters the section (SpawnNs each), and joins them
+// all; there is no team of workers.
+type spawn struct{ worksharing }
+
+func (spawn) spawns() bool                   { return true }
+func (spawn) assign(*frame, int)             {}
+func (spawn) next(*state, *gor, *frame) took { return tookChunk }
