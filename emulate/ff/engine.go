@@ -81,7 +81,7 @@ type state struct {
 	wakes  int // core wake-ups with latency > 0 so far
 
 	p        *prog
-	lockList []*lockState // by dense lock index
+	lockList []*mutex // by dense lock index
 	gs       []*gor       // every goroutine, by id
 	infos    map[*cnode]*secInfo
 	free     []*gor
@@ -143,13 +143,13 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	}
 	// One lock state per lock id, reused.
 	for len(lockList) < len(p.lockIDs) {
-		lockList = append(lockList, &lockState{})
+		lockList = append(lockList, &mutex{})
 	}
 	lockList = lockList[:len(p.lockIDs)]
 	for i, lk := range lockList {
 		w := lk.waiters
 		clear(w.buf)
-		*lk = lockState{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
+		*lk = mutex{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}}
 	}
 	infos, coreSince, coreSeq := s.infos, s.coreSince, s.coreSeq
 	if infos == nil {

@@ -80,7 +80,7 @@ type gor struct {
 	frames []frame
 	team   *team // the team whose join waits for this goroutine
 	resume resumeKind
-	lock   *lockState
+	lock   *mutex
 	lockL  float64 // length of the L to run after the lock is handed over
 	lockN  string
 	reqAt  float64 // when g asked for the lock it waits for
@@ -104,7 +104,7 @@ type gor struct {
 	// made to yield its core (resDebt).
 	debt float64
 	// gen counts the times g was freed, telling a recycled gor from
-	// the goroutine it was (lockState.holder).
+	// the goroutine it was (mutex.holder).
 	gen uint32
 	// pinCore >= 0: g was made ready fresh by the goroutine on that core
 	// and sits in its runnext slot while state.coreSeq[pinCore] is still

@@ -13,10 +13,10 @@ import (
 // waiter and nobody barges.
 const StarvationNs = 1e6
 
-// lockState is one lock id. A lock is free at time x when it has no
+// mutex is one lock id. A lock is free at time x when it has no
 // waiters and releaseAt <= x; releaseAt is +Inf while a waiter has been
 // handed the lock but has no core yet.
-type lockState struct {
+type mutex struct {
 	idx       int32
 	releaseAt float64
 	waiters   deque
@@ -33,18 +33,18 @@ type lockState struct {
 }
 
 // hold records g as lk's holder until t.
-func (lk *lockState) hold(g *gor, t float64) {
+func (lk *mutex) hold(g *gor, t float64) {
 	lk.releaseAt, lk.holder, lk.holderGen = t, g, g.gen
 }
 
 // pushRelease queues lk's release event at t.
-func (s *state) pushRelease(lk *lockState, t float64) {
+func (s *state) pushRelease(lk *mutex, t float64) {
 	lk.evPending, lk.evAt = true, t
 	s.push(event{t: t, kind: evRelease, id: lk.idx})
 }
 
 // lock returns the state of the lock of dense index i.
-func (s *state) lock(i int32) *lockState { return s.lockList[i] }
+func (s *state) lock(i int32) *mutex { return s.lockList[i] }
 
 // release is an Unlock of lk, which has waiters, at the current time
 // (lk.releaseAt). It follows sync.Mutex:
@@ -65,7 +65,7 @@ func (s *state) lock(i int32) *lockState { return s.lockList[i] }
 //     the mutex starves.
 //
 // With LockHandoffNs = 0 every hand-off is direct (the ideal FIFO lock).
-func (s *state) release(lk *lockState) {
+func (s *state) release(lk *mutex) {
 	lk.evPending = false
 	if lk.releaseAt > s.now {
 		// A goroutine barged in and holds the lock: the Unlock that
@@ -121,7 +121,7 @@ func (s *state) release(lk *lockState) {
 // its pending event and its clock d later is exact. Nothing is charged
 // when the unlocker is not on a core any more or is the goroutine of the
 // event at hand (the Unlock came at the very time it acts again).
-func (s *state) delayHolder(lk *lockState, d float64) {
+func (s *state) delayHolder(lk *mutex, d float64) {
 	if !(d > 0) {
 		return
 	}
@@ -139,7 +139,7 @@ func (s *state) delayHolder(lk *lockState, d float64) {
 // ahead of the current time, and the index of its pending event in the
 // heap below the root (the root is the event at hand); i < 0 when there
 // is none such.
-func (s *state) holderEvent(lk *lockState) (u *gor, i int) {
+func (s *state) holderEvent(lk *mutex) (u *gor, i int) {
 	u = lk.holder
 	if u == nil || u.gen != lk.holderGen || u.core < 0 || u.resume != resNone {
 		return nil, -1
@@ -161,7 +161,7 @@ func (s *state) holderEvent(lk *lockState) (u *gor, i int) {
 // the rest of its work up to its next event as a debt. yieldTo reports
 // false, changing nothing, when the unlocker is not on a core any more
 // (it ended or blocked at this same instant).
-func (s *state) yieldTo(lk *lockState, w *gor) bool {
+func (s *state) yieldTo(lk *mutex, w *gor) bool {
 	u, i := s.holderEvent(lk)
 	if i < 0 || u == w {
 		return false
@@ -257,7 +257,7 @@ func (s *state) readyLate(g *gor, d float64) (woken bool) {
 // barge reports whether a goroutine may take lk, free but with waiters,
 // ahead of them: sync.Mutex in normal mode lets it (see release); the
 // ideal lock (LockHandoffNs = 0) and a starving mutex do not.
-func (s *state) barge(lk *lockState) bool {
+func (s *state) barge(lk *mutex) bool {
 	return s.ov.LockHandoffNs > 0 && !lk.starving
 }
 
@@ -297,7 +297,7 @@ func (s *state) retry(g *gor) bool {
 // of a waiter that parked (LockSwitchNs), the lock's own cost, the
 // critical section, and the release time, with a release event when
 // others wait for lk.
-func (s *state) holdLock(g *gor, lk *lockState) {
+func (s *state) holdLock(g *gor, lk *mutex) {
 	if g.noSpin {
 		// The lock is g's, but g parked at once: until it is switched
 		// in, nobody uses the lock. (g queued last for this lock, and
@@ -305,10 +305,26 @@ func (s *state) holdLock(g *gor, lk *lockState) {
 		g.noSpin = false
 		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
 	}
-	s.overhead(g, s.ov.LockNs, "lock", nil)
-	st := g.clock
-	g.clock += s.noisy(g.lockL)
-	s.span(g.core, st, g.clock, emulate.SpanLock, g.lockN, nil)
+	s.take(g, lk, g.lockL, g.lockN, nil)
+}
+
+// take gives lk to g at g's clock for a critical section of length l
+// (burdened): the lock's cost (LockNs), then the hold, stretched by the
+// machine's noise; lk is released when the hold ends, with a release
+// event when others wait for it. Every lock a goroutine takes step by
+// step is charged here; the closed forms (batch.go, lockstep.go) add
+// the same charges up for many holds at once.
+func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
+	if s.spans != nil {
+		s.overhead(g, s.ov.LockNs, "lock", sec)
+		st := g.clock
+		g.clock += s.noisy(l)
+		s.span(g.core, st, g.clock, emulate.SpanLock, name, sec)
+	} else {
+		// The same without a timeline, in the walk's inner loop.
+		g.clock += s.ov.LockNs
+		g.clock += s.noisy(l)
+	}
 	lk.hold(g, g.clock)
 	if lk.waiters.len() > 0 && !lk.evPending {
 		s.pushRelease(lk, lk.releaseAt)
@@ -328,16 +344,11 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		s.release(lk)
 	}
 	if lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk)) {
-		s.overhead(g, s.ov.LockNs, "lock", sec)
-		st := g.clock
-		g.clock += s.noisy(l)
-		lk.hold(g, g.clock)
+		name := ""
 		if s.spans != nil {
-			s.span(g.core, st, g.clock, emulate.SpanLock, s.lockName(task, c), sec)
+			name = s.lockName(task, c)
 		}
-		if lk.waiters.len() > 0 && !lk.evPending {
-			s.pushRelease(lk, lk.releaseAt)
-		}
+		s.take(g, lk, l, name, sec)
 		return true
 	}
 	lk.waiters.pushBack(g)

@@ -132,7 +132,7 @@ func (s *state) stepSec(g *gor, top int) step {
 // workerFrame is the frame of worker w of tm, set up by the schedule.
 func (s *state) workerFrame(tm *team, w int) frame {
 	f := frame{kind: fWorker, team: tm, info: tm.info, w: w, sec: tm.sec}
-	s.rule.assign(&f, w)
+	f.cur, f.left, f.nextLo = s.rule.assign(tm.info, tm.k, w)
 	return f
 }
 
@@ -221,9 +221,12 @@ type schedule interface {
 	// spawned by the goroutine that encounters the section, rather
 	// than a team of workers sharing the tasks out.
 	spawns() bool
-	// assign sets worker w's frame f up as its team forks: the tasks
-	// the worker owns from the start, if any.
-	assign(f *frame, w int)
+	// assign says where worker w of a team of k starts on the n tasks
+	// of info as the team forks: the tasks it owns from the start
+	// (left of them, from cur on) and, for a schedule whose workers own
+	// chunks ahead, the first task of its next one (nextLo; -1 for
+	// none).
+	assign(info *secInfo, k, w int) (cur cursor, left, nextLo int64)
 	// next gives worker frame f of g its next chunk (f.cur, f.left),
 	// f.left being 0; it leaves f.left 0 when the worker is done.
 	// It charges what taking a chunk costs, and may run whole chunks
@@ -284,19 +287,18 @@ func (worksharing) sharedChunk() int64 { return 0 }
 // (the first n mod k workers one task more), at no cost.
 type static struct{ worksharing }
 
-func (static) assign(f *frame, w int) {
-	n, k := f.info.n, int64(f.team.k)
-	q, r := n/k, n%k
-	lo := int64(w)*q + min(int64(w), r)
-	size := q
-	if int64(w) < r {
-		size++
+func (static) assign(info *secInfo, k, w int) (cur cursor, left, nextLo int64) {
+	n, kk, ww := info.n, int64(k), int64(w)
+	q, r := n/kk, n%kk
+	lo := ww*q + min(ww, r)
+	left = q
+	if ww < r {
+		left++
 	}
-	if size > 0 {
-		f.cur = f.info.seek(lo)
-		f.left = size
+	if left > 0 {
+		cur = info.seek(lo)
 	}
-	f.nextLo = -1
+	return cur, left, -1
 }
 
 func (static) next(*state, *gor, *frame) took { return tookChunk }
@@ -309,7 +311,9 @@ type staticChunk struct {
 	c int64
 }
 
-func (sc staticChunk) assign(f *frame, w int) { f.nextLo = int64(w) * sc.c }
+func (sc staticChunk) assign(_ *secInfo, _, w int) (cursor, int64, int64) {
+	return cursor{}, 0, int64(w) * sc.c
+}
 
 func (sc staticChunk) next(s *state, g *gor, f *frame) took {
 	info := f.info
@@ -335,13 +339,13 @@ type dynamic struct {
 	c int64
 }
 
-func (dynamic) assign(*frame, int) {}
+func (dynamic) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
 
 func (d dynamic) next(s *state, g *gor, f *frame) took {
 	if s.batchDynamic(g, f) {
 		return tookRan
 	}
-	return s.fetch(g, f, func(rem int64, _ int) int64 { return min(d.c, rem) })
+	return s.fetch(g, f, min(d.c, f.info.n-f.team.next))
 }
 
 func (d dynamic) sharedChunk() int64 { return d.c }
@@ -354,25 +358,26 @@ type guided struct {
 	sc par.Schedule
 }
 
-func (guided) assign(*frame, int) {}
+func (guided) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
 
 func (gd guided) next(s *state, g *gor, f *frame) took {
-	return s.fetch(g, f, func(rem int64, k int) int64 {
-		return max(int64(gd.sc.GuidedChunk(int(min(rem, math.MaxInt32)), k)), 1)
-	})
+	n := int64(0)
+	if rem := f.info.n - f.team.next; rem > 0 {
+		n = max(int64(gd.sc.GuidedChunk(int(min(rem, math.MaxInt32)), f.team.k)), 1)
+	}
+	return s.fetch(g, f, n)
 }
 
 // fetch gives worker frame f of g its next chunk from the team's shared
-// counter, of size(tasks left, workers) tasks, charging ChunkNs for the
-// fetch when the team has other workers to contend with (a lone worker
-// takes its tasks without synchronizing).
-func (s *state) fetch(g *gor, f *frame, size func(rem int64, k int) int64) took {
+// counter, n tasks (the size the schedule picks for the tasks left),
+// charging ChunkNs for the fetch when the team has other workers to
+// contend with (a lone worker takes its tasks without synchronizing).
+func (s *state) fetch(g *gor, f *frame, n int64) took {
 	tm, info := f.team, f.info
 	if tm.k > 1 && !s.at(g) {
 		return tookWait
 	}
 	if tm.next < info.n {
-		n := size(info.n-tm.next, tm.k)
 		f.cur = tm.cur
 		f.left = n
 		tm.next += n
@@ -390,6 +395,6 @@ func (s *state) fetch(g *gor, f *frame, size func(rem int64, k int) int64) took 
 // all; there is no team of workers.
 type spawn struct{ worksharing }
 
-func (spawn) spawns() bool                   { return true }
-func (spawn) assign(*frame, int)             {}
-func (spawn) next(*state, *gor, *frame) took { return tookChunk }
+func (spawn) spawns() bool                                     { return true }
+func (spawn) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
+func (spawn) next(*state, *gor, *frame) took                   { return tookChunk }

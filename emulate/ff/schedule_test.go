@@ -12,7 +12,7 @@ import (
 // from the end of the loop (a slice used as a stack), at no cost.
 type lastFirst struct{ worksharing }
 
-func (lastFirst) assign(*frame, int) {}
+func (lastFirst) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
 
 func (lastFirst) next(s *state, g *gor, f *frame) took {
 	tm, info := f.team, f.info

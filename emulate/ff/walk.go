@@ -39,9 +39,7 @@ func (s *state) walk(g *gor, f *frame) step {
 				f.rep = 0
 			}
 			s.nLock++
-			g.clock += s.ov.LockNs
-			g.clock += s.noisy(float64(c.len()) * s.burden)
-			lk.hold(g, g.clock)
+			s.take(g, lk, float64(c.len())*s.burden, "", nil)
 		default:
 			return stBlock
 		}
