@@ -82,7 +82,7 @@ type state struct {
 
 	p        *prog
 	lockList []*mutex // by dense lock index
-	gs       []*gor       // every goroutine, by id
+	gs       []*gor   // every goroutine, by id
 	infos    map[*cnode]*secInfo
 	free     []*gor
 	teams    []*team // recycled teams
