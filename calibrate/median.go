@@ -9,12 +9,10 @@ import (
 
 // MeasureOverheadsMedian runs MeasureOverheads n times (n < 1 counts as
 // 1) and returns MedianOverheads of the results. On a shared VM one
-// measurement now and then lands in a disturbed stretch: on the project's
-// VM, one of seven took the lock hand-off at 120 µs where the others gave
-// 99 to 105, the lock switch at 1.3 µs (0.7 to 0.8) and the wake-up p90
-// at 40 µs (18 to 29), and ff's Test1 errors predicted with it were 3.0%
-// on average and 20% at most (static:1), against 0.9% and 4.8% with
-// another measurement. progress (may be nil) counts the steps of all n.
+// measurement now and then lands in a disturbed stretch, and the
+// predictions made with it are off on lock-bound programs; the median
+// of each field over a few measurements keeps such a stretch out.
+// progress (may be nil) counts the steps of all n.
 func MeasureOverheadsMedian(ctx context.Context, n int, progress func(done, total int)) (machine.Overheads, error) {
 	n = max(n, 1)
 	runs := make([]machine.Overheads, 0, n)

@@ -52,27 +52,21 @@ const (
 //     over trials in which every member then spins 20 µs;
 //   - JoinNs: the mean time from the end of a section's last task to
 //     the return of par.For, in spawn sections of t tasks that spin
-//     20 µs each, the caller waiting at once, back to back (on the
-//     project's VM about 9 µs: the wake-up that the last wg.Done makes
-//     for the waiting goroutine; a two-member team whose caller had half
-//     the work joined in 0.2 µs in some processes and 10 µs in others,
-//     while spawn sections and teams whose caller waits at once or last
-//     took 7 to 10 µs in all of them);
+//     20 µs each, the caller waiting at once, back to back (mostly the
+//     wake-up that the last wg.Done makes for the waiting goroutine);
 //   - ChunkNs: the time per chunk fetch of a worker in par.For's
 //     dynamic:1 loop with an empty body, all t workers fetching from
 //     the shared atomic counter at once (wall time × t / chunks);
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
 //     run them (spawnOnce; the mean of 7 such spawns, since the rare
-//     slow go statement, 1 to 5 µs, costs a real spawn loop too);
+//     slow go statement costs a real spawn loop too);
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
 //     200 µs to the parked waiter returning from Lock (90th percentile,
 //     see measureHandoff): long enough for the waiter's idle core to go
-//     to sleep, as it does under real contention (on the project's VM:
-//     104 to 106 µs; the gaps between Unlock and the waiter's Lock in a
-//     convoy of a contended Test1 sample were 96 to 102 µs); LockWakeNs: how
-//     long that Unlock itself took (median; 7.5 to 11 µs there);
+//     to sleep, as it does under real contention; LockWakeNs: how long
+//     that Unlock itself took (median);
 //   - LockSwitchNs: the time per critical section that a spawn of 3000
 //     goroutines, each taking one lock for 2 µs and nothing else, takes
 //     beyond 3000 × 2 µs on all cores: the lock passes from goroutine to
@@ -82,8 +76,7 @@ const (
 //     long a holder keeps the lock after a waiter in the same team asks
 //     for it (0 to 8 µs): whether the waiter was still awake when the
 //     Unlock came (it holds the lock within 10 µs) or had parked
-//     (FitSpinWindow; on the project's VM waits up to about 2.7 µs were
-//     fast and waits from about 3 µs on slow, about 90 µs);
+//     (FitSpinWindow);
 //   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
 //     wake-up latency of an idle core (the time from a go statement to
 //     the new goroutine starting there, when it is queued behind
@@ -225,9 +218,8 @@ func measureChunk(ctx context.Context, t int) (float64, error) {
 // spawn does (one wg.Add, then a go statement per task), and returns the
 // spawner's time per go statement. The other cores meanwhile run the
 // tasks they steal from the spawner's run queue, and with that contention
-// each go statement costs more than on an idle machine: on the project's
-// VM 0.25 to 0.57 µs (the mean of seven such spawns) for tasks of 5 µs,
-// against 0.1 to 0.2 µs for empty goroutines.
+// each go statement costs more than on an idle machine (two to three
+// times as much as for empty goroutines).
 func spawnOnce(n int, task int64) float64 {
 	var wg sync.WaitGroup
 	wg.Add(n)
@@ -336,8 +328,7 @@ func lockSwitchOnce(n int, hold int64) float64 {
 }
 
 // measureLockSwitch returns the median of three lockSwitchOnce runs of
-// 3000 goroutines holding the lock 2 µs each, every core awake first (on
-// the project's VM 0.9 to 1.7 µs per section).
+// 3000 goroutines holding the lock 2 µs each, every core awake first.
 func measureLockSwitch(ctx context.Context) (float64, error) {
 	t := runtime.GOMAXPROCS(0)
 	var xs [3]float64
@@ -352,14 +343,13 @@ func measureLockSwitch(ctx context.Context) (float64, error) {
 }
 
 // measureHandoff returns the 90th percentile of handoffOnce's hand-off
-// times and the median of its Unlock times. The hand-offs are bimodal on
-// the project's VM: about 70 µs when the waiter's idle core was still
-// awake (the runnext back-off alone) and about 100 µs when its thread had
-// gone to sleep, in shares that change from one calibration to the next
-// (medians of 70 to 101 µs), while the 90th percentile stayed at 104 to
-// 106 µs; under real contention the waiter's core sleeps (the waits of
-// a convoy in a Test1 sample were 96 to 102 µs), and a calibration that
-// took the 70 µs mode made ff 10-20% optimistic on lock-bound samples.
+// times and the median of its Unlock times. The hand-offs are bimodal:
+// short when the waiter's idle core was still awake (the runnext back-off
+// alone) and long when its thread had gone to sleep, in shares that
+// change from one calibration to the next, while the 90th percentile is
+// steady. Under real contention the waiter's core sleeps, so the 90th
+// percentile is the one to charge: the short mode makes ff optimistic
+// on lock-bound programs.
 func measureHandoff(ctx context.Context) (handoff, unlock float64, err error) {
 	if runtime.NumCPU() >= 2 {
 		// The waiter must be able to wake on a second core.
@@ -473,12 +463,9 @@ func fitRunnext(p50, p90 float64, lens, delays []float64) float64 {
 // meanDelays runs wakeReps sections of sched for each task length, with
 // 20 µs of serial code between them as a program's loops follow each
 // other, and returns the lengths and the mean delays of wakeSection.
-// Nothing sleeps in between: on the project's VM, after the process had
-// slept (time.Sleep, 2 ms) a quarter to half of the next sections' second
-// tasks were never taken by the idle core until the first core finished,
-// for a few sections on, where back to back the latencies were 10 to
-// 25 µs (queued) and 85 to 105 µs (runnext) at every percentile; a
-// compute-bound program's loops see the latter.
+// Nothing sleeps in between: after the process has slept, idle cores
+// take much longer to start goroutines for a few sections on, which a
+// compute-bound program's loops do not see.
 func meanDelays(ctx context.Context, sched par.Schedule, lens []time.Duration) (ls, delays []float64, err error) {
 	ls = make([]float64, len(lens))
 	delays = make([]float64, len(lens))
@@ -504,15 +491,12 @@ func meanDelays(ctx context.Context, sched par.Schedule, lens []time.Duration) (
 // back-off R (min(W+R, l)), it fits R. W is not measured directly
 // because it depends on how long the woken core has been idle, which in
 // a real program depends on W itself (a late worker keeps the other core
-// idle longer): on the project's VM a core idle for a few microseconds
-// took a queued goroutine in about 12 µs, one idle for a millisecond in
-// about 47 µs, and R was about 70 µs.
+// idle longer): a core idle for a few microseconds takes a queued
+// goroutine several times sooner than one idle for a millisecond.
 //
 // It fits wakeRounds times and returns the median of each of the three:
 // a fit is made of means over a third of a second, and where something
-// else held the machine for part of that time the fit can be far off
-// (on the project's VM, once in about ten calibrations: p50 40 µs and
-// p90 251 µs, against 16 and 25 to 29 µs in the others).
+// else held the machine for part of that time the fit can be far off.
 func measureWake(ctx context.Context) (p50, p90, runnext float64, err error) {
 	var p50s, p90s, rs [wakeRounds]float64
 	for i := range wakeRounds {

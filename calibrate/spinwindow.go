@@ -12,8 +12,8 @@ import (
 )
 
 // The spin-window sweep of measureSpin: holds of 0 to spinMaxHold in steps
-// of spinStep, spinTrials trials each (about 0.3 s in all on the
-// project's VM). A waiter that gets the lock more than spinSlowNs after
+// of spinStep, spinTrials trials each (a fraction of a second in all).
+// A waiter that gets the lock more than spinSlowNs after
 // the Unlock had parked.
 const (
 	spinStep    = 250

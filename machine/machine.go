@@ -74,8 +74,8 @@ type Overheads struct {
 	// LockWakeNs is the unlocker's own cost when its Unlock wakes a
 	// waiter that parked: Go readies the waiter and wakes an idle core's
 	// thread for it (a futex wake) before Unlock returns, while the lock
-	// is already free (on the project's VM about 9 µs, against 10 ns for
-	// an uncontended Lock and Unlock). Zero means not measured (a
+	// is already free: microseconds, where an uncontended Lock and
+	// Unlock takes nanoseconds. Zero means not measured (a
 	// profile from before prophet measured it): nothing is charged.
 	LockWakeNs float64 `json:"lock_wake_ns,omitempty"`
 	// LockSwitchNs is how long a lock stays unused when it passes to a
@@ -83,7 +83,7 @@ type Overheads struct {
 	// which must be switched in before it can go on (gopark, goready,
 	// the scheduler): measured as the time a lock-bound spawn of
 	// thousands of goroutines takes beyond its critical sections, per
-	// section (on the project's VM about 1 µs). With it, a lock waiter
+	// section (about a microsecond). With it, a lock waiter
 	// whose core has other goroutines waiting parks at once instead of
 	// spinning, as sync.Mutex does (runtime_canSpin); a waiter that
 	// parked after spinning, its thread asleep, pays LockHandoffNs
@@ -109,17 +109,17 @@ type Overheads struct {
 	// starts a goroutine that waits in a busy core's runnext slot (the
 	// last goroutine a running goroutine started, as the one worker of a
 	// two-thread team is): Go's work stealing backs off before taking
-	// it (runqgrab's usleep(3); on the project's VM about 70 µs, timer
-	// slack included), while goroutines queued behind it are taken at
+	// it (runqgrab's usleep(3), which a VM's timer slack can stretch to
+	// tens of microseconds), while goroutines queued behind it are taken at
 	// once. Zero means not measured (a profile from before prophet
 	// measured it, whose wake-up latency was fitted to two-thread teams
 	// and so includes it): no back-off is emulated.
 	RunnextNs float64 `json:"runnext_ns,omitempty"`
 	// NoiseHz is how often, per second, a core running a goroutine loses
 	// it for a moment to something else (a timer interrupt, the
-	// hypervisor, the kernel: on the project's VM about 500 times a
-	// second), and NoiseP50Ns and NoiseP90Ns the median and 90th
-	// percentile of how long (there about 15 and 30 µs). A serial run's
+	// hypervisor, the kernel: hundreds of times a second on a cloud VM),
+	// and NoiseP50Ns and NoiseP90Ns the median and 90th percentile of how
+	// long (tens of microseconds there). A serial run's
 	// recorded lengths carry such hiccups on average; what they cannot
 	// carry is that a hiccup while a lock is held holds up every waiter
 	// and can turn a contended loop's collision-free rhythm into a convoy
@@ -186,44 +186,14 @@ type Memory struct {
 	MinTrafficMBs float64 `json:"min_traffic_mbs"`
 }
 
-// Default returns a profile with prophet's built-in overhead defaults: the
-// medians of runs of calibrate.MeasureOverheads with the par constructs
-// on the project's 2-core cloud VM (AMD EPYC, Go 1.26, shared with other
-// work while measured). SpawnNs (420 ns) is the median of five
-// calibrations of a spawner's go statements while the other core steals
-// and runs the 5 µs tasks they start (250 to 570 ns; an idle machine's
-// go statement starting empty goroutines takes 100 to 180 ns, and a real
-// spawn loop of 3746 tasks of 7 µs took 350 to 1150 ns per task there).
-// JoinNs (8 µs) is the mean of spawn sections'
-// joins there (7 to 10 µs: the wake-up that the last wg.Done makes for
-// the waiting goroutine). The wake-up latency of an idle core taking a
-// queued goroutine, WakeP50Ns/WakeP90Ns (16 and 23 µs), is the
-// log-normal fitted to back-to-back two-task spawn sections of 10 µs to
-// 3 ms, and RunnextNs (74 µs) the back-off, fitted to two-thread teams,
-// before an idle core takes a busy core's runnext goroutine (a
-// two-thread team's worker starts 85 to 105 µs late); both are four
-// calibrations' medians (p90 21 to 29 µs, back-off 72 to 81 µs). After
-// the process has slept, idle cores there wake much later (0.1 to 2 ms)
-// for a while; a compute-bound program does not see that. LockHandoffNs
-// (101 µs) is the median of six calibrations there (100 to 110 µs, each
-// the 90th percentile of 200 hand-offs: see calibrate.MeasureOverheads);
-// in a convoy of a lock-contended Test1 sample the waits were 96 to
-// 102 µs. LockWakeNs (9 µs) is the median of three sets of 200
-// Unlocks that woke a parked waiter there (medians 8.4 to 10.9 µs);
-// LockSwitchNs (1 µs) the median of four calibrations (0.93 to 1.32 µs).
-// The spin window (2.9 µs, ramp 0.5 µs) is the median of
-// eight sweeps of calibrate's spin-window measurement there (starts 2.7
-// to 3.2 µs, ramps 0.2 to 0.8 µs). The noise (510 hiccups a second per
-// busy core, median 15.5 µs, 90th percentile 30 µs) is the median of five
-// measurements there (490 to 590 a second, medians 14.6 to 17 µs, 90th
-// percentiles 25 to 31 µs).
-// Its Walk is zero: the synthesizer's walking costs depend on the
-// machine replaying as much as the overheads do, and it measures them
-// there in a quarter of a second (a fixed guess of 5 ns per node, 50 ns
-// per nested call, which this profile carried until a validation showed
-// it, was a fifth of the 24 ns per node measured on that VM, and held
-// syn's LU prediction at 1.14 against a real 1.22).
-// Calibrate on your own machine for better predictions.
+// Default returns a profile with prophet's built-in overhead defaults:
+// the medians of several calibrate.MeasureOverheads runs on a 2-core
+// cloud VM, a stand-in until the machine at hand is measured (the
+// commands measure it on first use). Its Walk is zero: the synthesizer's
+// walking costs depend on the machine replaying as much as the overheads
+// do, and it measures them there itself. docs/measurements.md records
+// the runs behind each value. Calibrate on your own machine for better
+// predictions.
 func Default() Profile {
 	return Profile{
 		Version:  FormatVersion,

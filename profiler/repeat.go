@@ -9,16 +9,14 @@ import (
 // interval of the program tree is the shortest it took in any of them.
 //
 // A recording measures wall time, so anything else the core does while a
-// task runs (a timer interrupt, which costs 15 to 25 µs every 4 ms on the
-// project's VM, another process, the garbage collector) lengthens the
+// task runs (a timer interrupt, another process, the garbage collector)
+// lengthens the
 // interval it falls into. One disturbed task hardly moves the total, but
 // where tasks contend for a lock it shifts the phase between threads
 // that an emulator replays, and predicts contention the real run does
 // not have. Such disturbances strike different intervals in different
 // recordings, and they only ever add time, so the shortest of a few
-// recordings of an interval is its undisturbed length (for Test1
-// samples on that VM, ff's average error against real runs fell from
-// 4.2% on single recordings to 1.6% on the exact generated trees).
+// recordings of an interval is its undisturbed length.
 //
 // Give the same *Repeat in Options.Repeat to each recording of the run,
 // one after another (not concurrently): the first one keeps every

@@ -22,38 +22,29 @@
 // writes itself as a table, as JSON and as an SVG scatter plot.
 //
 // Every timed real run, serial or parallel, starts after every core has
-// spun for 10 ms (spin.Team, spin.WarmNs): on a virtual machine a core
-// left idle for some 20 ms (by the wait for quiet cores, or by the
-// serial run before) is slow to wake for milliseconds after, and without
-// the warm-up the real speedup of a schedule depended on its place in
-// the round of runs (on the project's VM, Test2's average ff error with
-// static fell from 8.2% to 2.6% once it was in place). The synthesizer,
-// which measures the machine too, replays each schedule and thread
-// count once per round, right after the round's real runs, and its
-// prediction takes the same statistic over the rounds as the real
-// speedup, so that both meet the same stretches of the machine's load.
-// With Config.QuietWait, a round after which the cores turn out busy is
-// taken again, replays included, a bounded number of times.
+// spun for spin.WarmNs (spin.Team): on a virtual machine a core left idle
+// for some 20 ms is slow to wake for milliseconds after, and without the
+// warm-up the real speedup of a schedule would depend on its place in
+// the round of runs. The synthesizer, which measures the machine too,
+// replays each schedule and thread count once per round, right after the
+// round's real runs, and its prediction takes the same statistic over
+// the rounds as the real speedup, so that both meet the same stretches
+// of the machine's load. With Config.QuietWait, a round after which the
+// cores turn out busy is taken again, replays included, a bounded number
+// of times.
 //
 // Config.Repeats rounds make a measurement when their medians have
 // settled; where one has not (its confidence interval, the runs around
 // it, spans more than 10% of it), more rounds follow, up to
 // Config.MaxRepeats. Some samples' real runs are bimodal, a lock convoy
-// forming or not, and five runs' median lands in either mode, as does the
-// synthesizer's, which replays real mutexes: on the project's VM, with
-// five rounds, syn's largest Test2 errors on seed 1 were 24% (spawn) and
-// 19% (dynamic:1), each from such a sample; with the extra rounds (4 to
-// 10 of 30 samples took some), its largest on seeds 1 to 3 were 5.8%,
-// 5.7% and 7.7%, and a validation took 46 to 53 s instead of 42 to 49.
+// forming or not, and a median of few runs lands in either mode, as does
+// the synthesizer's, which replays real mutexes.
 //
 // The recordings are pooled because a single one carries the
-// disturbances of its own run: on the project's VM a timer interrupt
-// takes 15 to 25 µs of a core every 4 ms, and where tasks contend for a
-// lock, one task recorded 20 µs too long shifts the phase between the
-// emulated threads into contention that the real runs do not have. On
-// 30 Test1 samples (static:1, 2 threads), ff's error was 4.4% on average
-// and 40% at most from the least-work single recording at the profiler's
-// default tolerance, and 1.5% and 12% from pooled recordings at 0.5%.
+// disturbances of its own run: a timer interrupt or another process
+// lengthens the task it falls into, and where tasks contend for a lock,
+// one task recorded too long shifts the phase between the emulated
+// threads into contention that the real runs do not have.
 //
 // Accuracy depends on the machine being quiet; validate reports the
 // spread of the real runs so a noisy truth can be told from a wrong
@@ -65,7 +56,8 @@
 // see such effects only through the memory model. A real speedup more
 // than 3% above the thread count gets a note: no schedule of the serial
 // run's task lengths is that fast, so either the parallel run did less
-// work, as its CPU time shows (on the project's VM, the fft kernel's
-// concurrent halves share input lines in the last-level cache and it
-// gains 2.05 to 2.5 on 2 threads), or other load slowed the serial runs.
+// work, as its CPU time shows (concurrent tasks sharing input lines in
+// the last-level cache), or other load slowed the serial runs.
+//
+// docs/measurements.md records the validations behind these choices.
 package validate

@@ -62,14 +62,10 @@ type Config struct {
 	// when its confidence interval spans at most SettleWidth of it (see
 	// settled), for the serial runs, each schedule's and thread count's
 	// parallel runs and each synthesizer prediction. Some samples' real
-	// runs are bimodal: on the project's VM, a Test2 sample spawning many
-	// tasks on two contended locks ran at 1.30-1.45 in two runs of three
-	// to three of four, when the woken lock waiters waited behind their
-	// waker and the mutex never starved, and at 1.65-1.92 otherwise, when
-	// it starved and handed the lock over directly; the median of five
-	// such runs lands in either mode, and so does the synthesizer's (it
-	// replays real mutexes), so the two disagreed by 24% where their
-	// distributions agreed. Ignored with Fastest.
+	// runs are bimodal (a lock convoy forms or not), and the median of a
+	// few runs lands in either mode, as does the synthesizer's, which
+	// replays real mutexes: more rounds let the two agree where their
+	// distributions do. Ignored with Fastest.
 	MaxRepeats int
 	// Fastest takes the fastest of the repeated real runs instead of
 	// their median, and the synthesizer's fastest replay likewise: on a
@@ -556,10 +552,8 @@ func cpuRatio(par, ser []float64) float64 {
 // recordings: 0.5%, finer than the profiler's default of 5%. Where tasks
 // contend for a lock, which of two threads waits, and for how long,
 // depends on the phase between them, and a run of tasks merged at its
-// mean length moves that phase: on 30 Test1 samples (seed 2, static:1,
-// pooled recordings) ff's error against real runs was 3.4% on average
-// and 37% at most at 5%, 1.9% and 24% at 1%, and 1.5% and 12% at 0.5%,
-// for 30% more nodes than at 5%.
+// mean length moves that phase; the finer tolerance costs a few more
+// nodes.
 const DefaultTolerance = 0.005
 
 func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
@@ -633,9 +627,8 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	// rounds as the real speedup's, from the rounds kept. Its replays
 	// taken back to back after all the real runs shared one stretch of
 	// the machine's load, and where a sample's runs are bimodal (a lock
-	// convoy or not), several of them fell into the slow mode together:
-	// on the project's VM, a Test1 sample whose real runs took 1.73 got
-	// 0.98. synPar[sk] holds emulator sk.i's parallel time per round.
+	// convoy or not), several of them fell into the slow mode together.
+	// synPar[sk] holds emulator sk.i's parallel time per round.
 	type synKey struct {
 		i int
 		k key
@@ -796,10 +789,9 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 // (superlinearSlack). The emulators replay the serial run's task
 // lengths, so no schedule of them beats t-fold. Where the parallel run
 // also used less CPU time than the serial one (cpuInfl below
-// 1 − superlinearSlack), it did less work: on the project's VM the fft
-// kernel's parallel runs used 0.85-0.89 of the serial run's CPU time, its
-// two halves, running at once, loading each other's input lines into the
-// shared cache, which one after the other they do not. Where it did not
+// 1 − superlinearSlack), it did less work: tasks running at once can
+// load each other's input lines into the shared cache, which one after
+// the other they do not. Where it did not
 // (or the CPU time is unknown), the serial runs' wall time, not their
 // work, was long: other load on the cores.
 func superlinearNote(sub subject, s par.Schedule, t int, real, cpuInfl float64) string {

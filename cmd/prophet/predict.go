@@ -199,8 +199,7 @@ func (pl *plan) sweepSize() int { return len(pl.emulators) * len(pl.threads) * l
 // GOGC is set: a prediction's heap is a few
 // megabytes, so at Go's default of 100 the collector runs two or three
 // times during a sweep of a fraction of a second, and while it marks,
-// it takes a core from the emulations (on the project's 2-core VM, LU's
-// 25 predictions took 118-120 ms at 100 and 110-112 ms at 400).
+// it takes a core from the emulations.
 const predictGCPercent = 400
 
 // predictMemoryLimit is the soft memory limit while predictAll relaxes

@@ -59,8 +59,7 @@
 //
 // # Overheads
 //
-// emulate.Options.Overheads (from the machine profile; machine.Default
-// carries numbers measured on the project's 2-core VM, see
+// emulate.Options.Overheads (from the machine profile, see
 // calibrate.MeasureOverheads) are charged as follows; a zero Overheads
 // gives the ideal schedule exactly:
 //
@@ -72,23 +71,22 @@
 //     it gets (teams of two or more);
 //   - SpawnNs on the spawner before each spawned goroutine is runnable;
 //   - LockNs per L node, inside the critical section;
-//   - lock wake-ups (measured on this VM: a waiter that parked for more
-//     than a few microseconds runs 0.1 to 0.4 ms after the Unlock that
-//     wakes it, so that under contention the unlocker mostly takes the
-//     lock again first): the Unlock of a lock with waiters wakes the
+//   - lock wake-ups (a waiter that parked runs long after the Unlock
+//     that wakes it, so that under contention the unlocker mostly takes
+//     the lock again first): the Unlock of a lock with waiters wakes the
 //     first one, which, if it waited past the spin window, is made
 //     ready at the front of the ready queue (Go's runnext) with a core
 //     woken for it that becomes available a hand-off latency later
 //     (unless a busy core frees up first); the lock stays free
 //     meanwhile, and the unlocker pays LockWakeNs (Go's Unlock wakes the
-//     waiter's thread before it returns: a futex wake, about 9 µs on the
-//     project's VM, which also shifts the unlocker against the waiters and
-//     so helps a convoy of hand-offs break up, as real ones do).
+//     waiter's thread before it returns: a futex wake, which also shifts
+//     the unlocker against the waiters and so helps a convoy of
+//     hand-offs break up, as real ones do).
 //     With LockSwitchNs, a waiter whose core has other goroutines
 //     waiting (more than the cores being woken for them) parks at once
 //     instead of spinning, as sync.Mutex does (runtime_canSpin), and
 //     when it is given the lock it is switched in first (LockSwitchNs,
-//     about 1 µs there, during which nobody uses the lock): a spawn of
+//     during which nobody uses the lock): a spawn of
 //     many small tasks on one lock is bound by hold plus switch per
 //     task. A waiter that parked after spinning, its thread asleep,
 //     pays the hand-off latency instead, which covers its switch.
@@ -103,9 +101,7 @@
 //     loop into a rhythm real noise breaks); for waits between
 //     LockSpinNs and LockSpinNs+LockSpinRampNs it ramps up linearly from
 //     zero, as the share of waiters already asleep does (calibrate
-//     measures both; on the project's VM 2.9 µs and 0.5 µs, and a waiter
-//     had either spun or parked: hand-offs took under 1 µs or about
-//     90 µs), keeping predictions continuous. Once a waiter has waited StarvationNs in
+//     measures both), keeping predictions continuous. Once a waiter has waited StarvationNs in
 //     all, the mutex starves: the next Unlock hands it the lock
 //     directly, at no cost, and yields the unlocker's core to it (Go's
 //     Unlock readies the waiter into its P's runnext and yields): the
@@ -123,9 +119,8 @@
 //     last waits in its core's runnext slot (Go's newproc puts it
 //     there), and a woken core that finds only it in the ready queue
 //     backs off RunnextNs before taking it, as Go's work stealing does
-//     (runqgrab sleeps 3 µs first, which a VM's timer slack stretches:
-//     on the project's VM a two-thread team's worker started 85 to
-//     105 µs late, a spawned task queued behind another 10 to 25 µs);
+//     (runqgrab sleeps 3 µs first, which a VM's timer slack stretches
+//     to tens of microseconds);
 //     the slot's own core takes it first if it frees up meanwhile, and
 //     the pin ends when that core starts or readies another goroutine.
 //     Goroutines queued behind it (a team of three or more, a spawner's
@@ -143,9 +138,8 @@
 //     samples over those runs instead, one sample per run, in turn: the
 //     total is the same expected time, at a K-th of the cost.
 //   - noise: a core running a goroutine loses it now and then for a
-//     moment (timer interrupts, the hypervisor: on the project's VM
-//     about 510 times a second, median 15.5 µs, 90th percentile 30 µs;
-//     Overheads.NoiseHz, NoiseP50Ns, NoiseP90Ns). The recorded lengths
+//     moment (timer interrupts, the hypervisor; Overheads.NoiseHz,
+//     NoiseP50Ns, NoiseP90Ns). The recorded lengths
 //     carry that on average, but a hiccup while a lock is held holds up
 //     every waiter: a contended loop whose requests come just after
 //     each release runs collision-free in an emulation without noise

@@ -112,7 +112,7 @@ func (s *state) release(lk *mutex) {
 // delayHolder charges d (Overheads.LockWakeNs) to the goroutine whose
 // Unlock of lk just woke a parked waiter and an idle core for it: in Go
 // that Unlock readies the waiter and wakes an idle core's thread for it
-// before it returns (a futex wake; about 9 µs on the project's VM), while
+// before it returns (a futex wake, microseconds), while
 // the lock itself is already free. Where no core is idle, the waiter
 // only joins a run queue, which costs next to nothing, and nothing is
 // charged. The unlocker ran ahead of the current time only through
@@ -201,16 +201,11 @@ func (s *state) yieldTo(lk *mutex, w *gor) bool {
 // the run's wake-up quantile, and each next one the quantile 1/φ further
 // on, modulo 1 (nextHandoffFactor): in a real run every hand-off draws
 // its own latency, and a run that charged one latency at every hand-off
-// could lock into a rhythm that real noise breaks (on a Test1 sample with
-// 40% of every 70 µs iteration under one lock, such runs waited for the
-// lock 13 times, 1 ms each, or 197 times, where the real runs wait 30 to
-// 50 times, 2-7 ms in all, and the prediction moved by 16% when the
-// runnext back-off moved by 5 µs). Without a measured spread (p90 <= p50),
-// every hand-off takes the run's quantile. Over waits of LockSpinNs to
-// LockSpinNs+LockSpinRampNs it ramps up linearly from 0: there real
-// waiters are a mix of ones still spinning and ones already asleep
-// (measured on the project's VM: none asleep after 2.7 µs, nine in ten
-// after 3.3 µs), and the ramp keeps predictions continuous in the wait.
+// could lock into a rhythm that real noise breaks. Without a measured
+// spread (p90 <= p50), every hand-off takes the run's quantile. Over
+// waits of LockSpinNs to LockSpinNs+LockSpinRampNs it ramps up linearly
+// from 0: there real waiters are a mix of ones still spinning and ones
+// already asleep, and the ramp keeps predictions continuous in the wait.
 // Rounded to the time grid.
 func (s *state) lockWake(waited float64) float64 {
 	d := s.ov.LockHandoffNs

@@ -27,8 +27,8 @@
 // worker. The paper subtracts it after the replay, taking a team's cost
 // as its most loaded worker's; that undercounts it when the workers ran
 // one after the other on one core, as a two-thread team's do in a short
-// section whose second worker starts late, and LU's replay came out 6 to
-// 8% slow on the project's VM for it. So each worker instead shortens
+// section whose second worker starts late, which made LU's replay come
+// out slow. So each worker instead shortens
 // every U spin by the walk it has run up (an L spin is never shortened:
 // that would shorten the lock's hold), and only what no spin could
 // absorb (a leaf shorter than the walk before it, a task of locks only)

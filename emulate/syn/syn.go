@@ -153,9 +153,8 @@ var _ emulate.Batcher = (*Emulator)(nil)
 // time before the section, at most MaxGap; nil gaps: none), so that the
 // other cores have been idle as long as in the program: a core idle for
 // a few microseconds picks up a new worker at once, one idle longer has
-// parked its thread and must be woken (on the project's 2-core VM a
-// Test2 program of 370 tiny loops spent 7% more time in them when they
-// came between its serial code than back to back).
+// parked its thread and must be woken, so that tiny loops between serial
+// code take longer than back to back.
 func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, burdens, gaps []float64, opt emulate.Options) ([]emulate.Section, error) {
 	if threads < 1 {
 		return nil, fmt.Errorf("thread count %d: must be at least 1", threads)

@@ -7,13 +7,10 @@
 // every such instruction also carries a dependency on the register's
 // upper half, and dependent floating-point chains run markedly slower.
 // A goroutine that a parallel team starts on a thread that was asleep
-// meets that state often: measured on the project's 2-core KVM VM (AMD
-// EPYC, Zen 5, Go 1.26), a chain of multiply-adds ran 34% slower on a
-// freshly started goroutine than on the goroutine that started it (39.3
-// against 29.3 µs at the median of 300 runs), uniformly for more than a
-// millisecond, and one VZEROUPPER at the goroutine's start took it back to
-// 29.3 µs. LU's rows ran as much slower there, which cut its real speedup
-// at two threads to about 1.03. The Go runtime's own AVX2 routines
+// meets that state often: a chain of multiply-adds can run a third
+// slower on a freshly started goroutine than on the goroutine that
+// started it, for more than a millisecond, and one VZEROUPPER at the
+// goroutine's start takes it back (docs/measurements.md). The Go runtime's own AVX2 routines
 // (memmove, memclr) end with VZEROUPPER, which is why a goroutine that
 // copies or allocates memory recovers by itself and a tight arithmetic
 // loop does not.

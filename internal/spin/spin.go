@@ -79,9 +79,6 @@ func Team(t int, ns int64) []int64 {
 // parallel run so that it starts on awake cores. On a virtual machine a
 // virtual CPU that has been idle for some 20 ms or more (a sleep, or a
 // serial run that leaves all but one core idle) is slow to wake for
-// several milliseconds after: measured on the project's 2-core VM, a
-// 21 ms program of ten short parallel loops ran at speedup 1.0-1.1 when
-// it came first after 100 ms of idling and at 1.27-1.30 right after
-// another parallel run or after 10 ms of Team on both cores (1 ms and
-// 3 ms of it were not always enough).
+// several milliseconds after, and a short parallel run that starts on
+// such cores runs far below its speedup on warm ones (docs/measurements.md).
 const WarmNs = 10_000_000
