@@ -1,11 +1,11 @@
 package annotate
 
 import (
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -147,16 +147,7 @@ func BenchmarkLoop10us(b *testing.B) {
 			b.Fatalf("%d sections in the tree, want %d", k, chunks)
 		}
 	}
-	b.ReportMetric(median(slow), "slowdown")
-	b.ReportMetric(median(werr), "work-err")
+	b.ReportMetric(robust.Median(slow), "slowdown")
+	b.ReportMetric(robust.Median(werr), "work-err")
 	b.ReportMetric(float64(work-plain)/float64(plain), "total-err")
-}
-
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/fpu"
+	"github.com/parallel-prophet/prophet/internal/robust"
 )
 
 // Compute-inflation measurement: rounds per thread count, and the work of
@@ -73,8 +73,7 @@ func MeasureCompute(ctx context.Context, maxThreads int, progress func(done, tot
 		for i := range xs {
 			xs[i] = round(t)
 		}
-		slices.Sort(xs)
-		return xs[len(xs)/2]
+		return robust.Median(xs)
 	}
 	out := map[int]float64{1: 1}
 	round(1) // warm up

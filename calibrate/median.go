@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
 )
 
@@ -37,6 +38,9 @@ func MeasureOverheadsMedian(ctx context.Context, n int, progress func(done, tota
 // NoiseP50Ns).
 func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 	var out machine.Overheads
+	if len(runs) == 0 {
+		return out
+	}
 	fields := make([][]*float64, len(runs))
 	for i := range runs {
 		fields[i] = overheadFields(&runs[i])
@@ -46,7 +50,7 @@ func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 		for i := range runs {
 			xs[i] = *fields[i][f]
 		}
-		*dst = quantile(0.5, xs)
+		*dst = robust.Quantile(0.5, xs)
 	}
 	return out
 }

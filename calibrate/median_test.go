@@ -39,8 +39,8 @@ func TestMedianOverheads(t *testing.T) {
 	if got := MedianOverheads([]machine.Overheads{b}); got != b {
 		t.Errorf("median of one: got %+v, want %+v", got, b)
 	}
-	if got := MedianOverheads([]machine.Overheads{b, a}); got.LockHandoffNs != 100e3 || got.NoiseHz != 500 {
-		t.Errorf("median of two: got %+v, want the lower values", got)
+	if got := MedianOverheads([]machine.Overheads{b, a}); got.LockHandoffNs != 110e3 || got.NoiseHz != 680 {
+		t.Errorf("median of two: got %+v, want the means", got)
 	}
 	if got := MedianOverheads(nil); got != (machine.Overheads{}) {
 		t.Errorf("median of none: got %+v, want zero", got)

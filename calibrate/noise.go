@@ -3,10 +3,10 @@ package calibrate
 import (
 	"context"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/par"
 )
 
@@ -53,9 +53,8 @@ func noiseStats(gaps []float64, watchedNs float64) (hz, p50, p90 float64) {
 	if len(gaps) == 0 || !(watchedNs > 0) {
 		return 0, 0, 0
 	}
-	xs := slices.Clone(gaps)
-	p50 = quantile(0.5, xs)
-	p90 = quantile(0.9, xs)
+	p50 = robust.Quantile(0.5, gaps)
+	p90 = robust.Quantile(0.9, gaps)
 	return float64(len(gaps)) / (watchedNs / 1e9), p50, p90
 }
 

@@ -10,10 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
@@ -141,15 +139,6 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 	return ov, nil
 }
 
-// quantile returns the p-quantile of xs (sorted in place).
-func quantile(p float64, xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	return stat.Quantile(p, stat.Empirical, xs, nil)
-}
-
 // forkOnce runs one team of t members that each spin d, as par.For
 // does, and returns the encountering goroutine's time to start the t-1
 // others (wg.Add and the go statements).
@@ -192,7 +181,7 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 		forks = append(forks, forkOnce(t, teamSpin))
 		joins += joinOnce(t, teamSpin)
 	}
-	return quantile(0.5, forks), joins / forkTrials, nil
+	return robust.Quantile(0.5, forks), joins / forkTrials, nil
 }
 
 // chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
@@ -339,7 +328,7 @@ func measureLockSwitch(ctx context.Context) (float64, error) {
 		spin.Team(t, spin.WarmNs)
 		xs[i] = lockSwitchOnce(lockSwitchPerTrial, lockSwitchHoldNs)
 	}
-	return quantile(0.5, xs[:]), nil
+	return robust.Quantile(0.5, xs[:]), nil
 }
 
 // measureHandoff returns the 90th percentile of handoffOnce's hand-off
@@ -364,7 +353,7 @@ func measureHandoff(ctx context.Context) (handoff, unlock float64, err error) {
 		h, u := handoffOnce(handoffHold)
 		hs, us = append(hs, h), append(us, u)
 	}
-	return quantile(0.9, hs), quantile(0.5, us), nil
+	return robust.Quantile(0.9, hs), robust.Quantile(0.5, us), nil
 }
 
 // wakeSection runs one par.For section of two tasks of l spinning each
@@ -406,8 +395,7 @@ const (
 // wakeModel returns the mean of min(q+r, l) over the wakeSamples
 // quantiles q of the log-normal distribution through p50 and p90.
 func wakeModel(p50, p90, r, l float64) float64 {
-	z90 := distuv.UnitNormal.Quantile(0.9)
-	d := distuv.LogNormal{Mu: math.Log(p50), Sigma: math.Log(p90/p50) / z90}
+	d := machine.LogNormal(p50, p90)
 	var sum float64
 	for k := 0; k < wakeSamples; k++ {
 		sum += min(d.Quantile((float64(k)+0.5)/wakeSamples)+r, l)
@@ -504,7 +492,7 @@ func measureWake(ctx context.Context) (p50, p90, runnext float64, err error) {
 			return 0, 0, 0, err
 		}
 	}
-	return quantile(0.5, p50s[:]), quantile(0.5, p90s[:]), quantile(0.5, rs[:]), nil
+	return robust.Quantile(0.5, p50s[:]), robust.Quantile(0.5, p90s[:]), robust.Quantile(0.5, rs[:]), nil
 }
 
 // wakeRounds is how many times measureWake fits the wake-up latency.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/par"
 )
@@ -85,7 +86,7 @@ func spinLevel(waits, lats []int64) SpinLevel {
 			l.Parked++
 		}
 	}
-	l.WaitNs = quantile(0.5, ws)
+	l.WaitNs = robust.Quantile(0.5, ws)
 	l.Parked /= float64(max(len(lats), 1))
 	return l
 }

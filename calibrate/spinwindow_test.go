@@ -72,8 +72,8 @@ func TestSpinLevel(t *testing.T) {
 	if l.Parked != 0.5 {
 		t.Errorf("Parked %v, want 0.5", l.Parked)
 	}
-	if l.WaitNs != 2000 && l.WaitNs != 2500 {
-		t.Errorf("WaitNs %v, want the median (2000 or 2500)", l.WaitNs)
+	if l.WaitNs != 2250 {
+		t.Errorf("WaitNs %v, want the median 2250", l.WaitNs)
 	}
 }
 

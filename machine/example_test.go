@@ -25,3 +25,11 @@ func Example() {
 	fmt.Println(q.CPU, q.Cores, q.Overheads.ForkNs, err)
 	// Output: Example CPU 8 1500 <nil>
 }
+
+// ExampleLogNormal spreads a wake-up latency measured as a median of
+// 16 µs and a 90th percentile of 23 µs.
+func ExampleLogNormal() {
+	d := machine.LogNormal(16e3, 23e3)
+	fmt.Printf("median %.0f ns, p90 %.0f ns, p99 %.0f ns\n", d.Quantile(0.5), d.Quantile(0.9), d.Quantile(0.99))
+	// Output: median 16000 ns, p90 23000 ns, p99 30919 ns
+}

@@ -6,13 +6,13 @@ import (
 	"math"
 	"math/bits"
 	"os"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -885,8 +885,7 @@ func measureEventCost(tsc bool) float64 {
 		means = append(means, float64(last-first)/float64(s.n-1))
 	}
 	s.n = 0
-	sort.Float64s(means)
-	return means[len(means)/2]
+	return robust.Median(means)
 }
 
 // cpuModel returns the first "model name" of /proc/cpuinfo, or "".

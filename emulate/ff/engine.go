@@ -172,7 +172,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.
-		s.hoSigma = math.Log(p90/p50) / distuv.UnitNormal.Quantile(0.9)
+		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
 	}
 	s.resetNoise(ov)

@@ -5,8 +5,6 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
@@ -132,8 +130,7 @@ func wakeLatenciesExact(ov machine.Overheads, k int) []float64 {
 	if k == 1 || !(p90 > p50) || math.IsInf(p90, 0) {
 		return []float64{p50}
 	}
-	z90 := distuv.UnitNormal.Quantile(0.9)
-	ln := distuv.LogNormal{Mu: math.Log(p50), Sigma: math.Log(p90/p50) / z90}
+	ln := machine.LogNormal(p50, p90)
 	out := make([]float64, k)
 	for i := range out {
 		out[i] = ln.Quantile((float64(i) + 0.5) / float64(k))

@@ -21,7 +21,7 @@ func (s *state) resetNoise(ov machine.Overheads) {
 	s.noise = true
 	s.nzMu = math.Log(p50)
 	if p90 > p50 && !math.IsInf(p90, 0) {
-		s.nzSigma = math.Log(p90/p50) / distuv.UnitNormal.Quantile(0.9)
+		s.nzSigma = machine.LogNormal(p50, p90).Sigma
 	}
 	mean := p50 * math.Exp(s.nzSigma*s.nzSigma/2)
 	s.nzScale = max(1-hz/1e9*mean, 0)

@@ -4,12 +4,12 @@ import (
 	"flag"
 	"math"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -20,12 +20,6 @@ var accuracy = flag.Bool("accuracy", false, "run the synthesizer's accuracy chec
 // accuracyRounds is how many times each check is repeated (syn estimates
 // and real runs); the reports use medians.
 const accuracyRounds = 9
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return quantile(s, 0.5)
-}
 
 // compare measures a real par program (prog, spin work of serialNs in
 // all) at GOMAXPROCS threads and syn's prediction of tr, alternating one
@@ -53,7 +47,7 @@ func compare(t *testing.T, e *Emulator, tr *tree.Tree, threads int, s par.Schedu
 			walls[k], sp[k], cost[k] = wall, res.Speedup, float64(clock.Now()-start)
 		}
 	}
-	return serialNs / median(walls), median(sp), median(cost)
+	return serialNs / robust.Median(walls), robust.Median(sp), robust.Median(cost)
 }
 
 // synSpeedup predicts tr rounds times and returns the median speedup and
@@ -71,7 +65,7 @@ func synSpeedup(t *testing.T, e *Emulator, tr *tree.Tree, threads int, s par.Sch
 		cost[k] = float64(clock.Now() - start)
 		sp[k] = res.Speedup
 	}
-	return median(sp), median(cost)
+	return robust.Median(sp), robust.Median(cost)
 }
 
 // TestAccuracy checks the synthesizer's goals and prints measured against
@@ -105,10 +99,10 @@ func TestAccuracy(t *testing.T) {
 				raw[k] = float64(plan.work) / e.measure([]*secPlan{plan}, 1, s, w)[0].unclamped
 			}
 			verdict := "ok"
-			if math.Abs(median(raw)-1) > 0.03 {
+			if math.Abs(robust.Median(raw)-1) > 0.03 {
 				verdict = "OUTSIDE 1.00±0.03"
 			}
-			t.Logf("10^5 tasks × 1 µs at t=1, %v: syn speedup %.3f, %.3f before the work/threads bound (%s); one estimate took %.1f ms for T/S ≈ 100 ms", s, got, median(raw), verdict, cost/1e6)
+			t.Logf("10^5 tasks × 1 µs at t=1, %v: syn speedup %.3f, %.3f before the work/threads bound (%s); one estimate took %.1f ms for T/S ≈ 100 ms", s, got, robust.Median(raw), verdict, cost/1e6)
 		}
 	})
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
@@ -273,10 +274,10 @@ func summarize(nets, busys []float64, st Statistic) measurement {
 	sorted := slices.Clone(nets)
 	slices.Sort(sorted)
 	slices.Sort(busys)
-	med := quantile(sorted, 0.5)
+	med := robust.SortedQuantile(0.5, sorted)
 	m := measurement{
 		parallel: med,
-		busy:     quantile(busys, 0.5),
+		busy:     robust.SortedQuantile(0.5, busys),
 		samples:  nets,
 	}
 	switch st {
@@ -286,21 +287,7 @@ func summarize(nets, busys []float64, st Statistic) measurement {
 		m.parallel = stat.Mean(sorted, nil)
 	}
 	if med > 0 {
-		m.spread = (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / med
+		m.spread = (robust.SortedQuantile(0.75, sorted) - robust.SortedQuantile(0.25, sorted)) / med
 	}
 	return m
-}
-
-// quantile returns the p-quantile of sorted (not empty) by linear
-// interpolation between order statistics (Hyndman and Fan's type 7, the
-// default of R and NumPy): the median of an even count is the mean of
-// the middle two. gonum's stat.Quantile offers only the empirical and a
-// shifted interpolation, whose median of 1..5 is 2.5.
-func quantile(sorted []float64, p float64) float64 {
-	h := p * float64(len(sorted)-1)
-	lo := int(h)
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }

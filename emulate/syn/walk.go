@@ -1,9 +1,8 @@
 package syn
 
 import (
-	"slices"
-
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -50,9 +49,7 @@ func MeasureWalk() machine.Walk {
 			fTimes, nTimes = append(fTimes, f), append(nTimes, n)
 		}
 	}
-	slices.Sort(fTimes)
-	slices.Sort(nTimes)
-	fBest, nBest := quantile(fTimes, 0.5), quantile(nTimes, 0.5)
+	fBest, nBest := robust.Median(fTimes), robust.Median(nTimes)
 	fNodes, _ := counts(fp)
 	nNodes, nCalls := counts(np)
 	nodeNs := (fBest - float64(fp.work)) / fNodes

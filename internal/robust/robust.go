@@ -1,7 +1,8 @@
 // Package robust holds the statistics prophet takes of repeated timings
-// on a noisy machine: the median, whether a median has settled (its
-// distribution-free confidence interval is narrow), and the spread.
-// validate and prophet measure compare real runs with them.
+// on a noisy machine: quantiles and the median, whether a median has
+// settled (its distribution-free confidence interval is narrow), and the
+// spread. Calibration, the synthesizer, validate and prophet measure all
+// take them from here, so that a median means the same everywhere.
 package robust
 
 import (
@@ -17,17 +18,35 @@ const SettleWidth = 0.10
 
 // Median returns the median of xs (the mean of the two middle values for
 // an even count; NaN for none). xs is left as it is.
-func Median(xs []float64) float64 {
+func Median(xs []float64) float64 { return Quantile(0.5, xs) }
+
+// Quantile returns the p-quantile of xs (p in [0, 1]; NaN for no values)
+// by linear interpolation between order statistics (Hyndman and Fan's
+// type 7, the default of R and NumPy): the median of an even count is
+// the mean of the middle two. xs is left as it is. (gonum's
+// stat.Quantile offers only the empirical and a shifted interpolation,
+// whose median of 1..4 is 2 and of 1..5 is 2.5.)
+func Quantile(p float64, xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
+	return SortedQuantile(p, s)
+}
+
+// SortedQuantile is Quantile of xs already sorted in increasing order
+// (not empty), without the copy.
+func SortedQuantile(p float64, sorted []float64) float64 {
+	h := p * float64(len(sorted)-1)
+	lo := int(h)
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	if lo < 0 {
+		return sorted[0]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
 // Settled reports whether the median of xs has settled: the order

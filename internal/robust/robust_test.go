@@ -55,3 +55,30 @@ func TestRatios(t *testing.T) {
 		t.Errorf("Ratios = %v, want [2 3] (the rounds both have)", got)
 	}
 }
+
+func TestQuantile(t *testing.T) {
+	tests := []struct {
+		p    float64
+		xs   []float64
+		want float64
+	}{
+		{0.5, []float64{3, 1, 2}, 2},
+		{0.5, []float64{4, 1, 3, 2}, 2.5},
+		{0.9, []float64{10, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 9.1},
+		{0, []float64{5, 3}, 3},
+		{1, []float64{5, 3}, 5},
+		{0.25, []float64{7}, 7},
+	}
+	for _, tc := range tests {
+		in := slices.Clone(tc.xs)
+		if got := Quantile(tc.p, tc.xs); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v, %v) = %v, want %v", tc.p, tc.xs, got, tc.want)
+		}
+		if !slices.Equal(in, tc.xs) {
+			t.Errorf("Quantile(%v, ...) reordered its input", tc.p)
+		}
+	}
+	if got := Quantile(0.5, nil); !math.IsNaN(got) {
+		t.Errorf("Quantile of nothing = %v, want NaN", got)
+	}
+}
