@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -11,9 +12,31 @@ import (
 )
 
 // Limited is implemented by emulators that can only predict up to some
-// thread count (the synthesizer: the cores of this machine).
+// thread count (the synthesizer: the cores of this machine). Asked for
+// more, their Section returns an error that matches ErrTooManyThreads.
 type Limited interface {
 	MaxThreads() int
+}
+
+// ErrTooManyThreads matches (errors.Is) the error a Limited emulator
+// returns when asked for more threads than it can predict on this
+// machine. Callers fall back to another emulator for those rows.
+var ErrTooManyThreads = errors.New("more threads than this machine has cores")
+
+// Measurer is implemented by emulators whose predictions are timings
+// taken on this machine (the synthesizer replays the program with real
+// goroutines): a caller that also times real runs, as validation does,
+// should interleave the emulator's predictions with them, so that both
+// meet the same stretches of the machine's load.
+type Measurer interface {
+	Measures() bool
+}
+
+// Measures reports whether e's predictions are timings taken on this
+// machine (see Measurer).
+func Measures(e SectionEmulator) bool {
+	m, ok := e.(Measurer)
+	return ok && m.Measures()
 }
 
 // Cloner is implemented by emulators whose predictions do not depend on

@@ -2,29 +2,21 @@ package validate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/emulate"
-	"github.com/parallel-prophet/prophet/emulate/ff"
-	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/examples/kernels"
-	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
-	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
-	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -190,20 +182,6 @@ type Report struct {
 	Overheads machine.Overheads `json:"overheads"`
 }
 
-// subject is something validate can measure: a generated program or a
-// kernel.
-type subject struct {
-	test, sample, desc string
-	seed               uint64
-	reset              func()
-	serial             func()
-	parallel           func(threads int, s par.Schedule)
-	check              func() error
-	schedules          []par.Schedule
-	// open, when not nil, fills in the rest just before measuring.
-	open func(s *subject) error
-}
-
 // config with defaults applied.
 func (c Config) withDefaults() (Config, error) {
 	if c.Samples == 0 {
@@ -224,7 +202,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Schedules = []par.Schedule{{Policy: par.Static}, {Policy: par.StaticChunk, Chunk: 1}, {Policy: par.Dynamic, Chunk: 1}}
 	}
 	if len(c.Emulators) == 0 {
-		c.Emulators = []string{"ff", "syn"}
+		c.Emulators = emulators.Names()
 	}
 	if c.Repeats == 0 {
 		c.Repeats = 5
@@ -264,19 +242,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("unknown test %q (want %s or %s)", c.Test, Test1, Test2)
 	}
 	return c, nil
-}
-
-// newEmulator returns the emulator called name. The synthesizer makes
-// one timed replay per prediction: measure has it predict once in each
-// round of real runs.
-func newEmulator(name string) (emulate.SectionEmulator, error) {
-	switch name {
-	case "ff":
-		return ff.New(), nil
-	case "syn":
-		return syn.New(syn.Options{Repeats: 1}), nil
-	}
-	return nil, fmt.Errorf("unknown emulator %q (want ff or syn)", name)
 }
 
 // SampleSeed returns the seed of sample i of test drawn from seed: a
@@ -358,7 +323,9 @@ func begin(cfg Config) (*Report, *measurer, error) {
 	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}
 	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
 	for i, name := range cfg.Emulators {
-		if emus[i], err = newEmulator(name); err != nil {
+		// The synthesizer makes one timed replay per prediction: it
+		// predicts once in each round of real runs (see roundSet).
+		if emus[i], err = emulators.New(name, emulators.Options{Replays: 1}); err != nil {
 			return nil, nil, fmt.Errorf("validate: %w", err)
 		}
 	}
@@ -411,143 +378,6 @@ func (m *measurer) finish(rep *Report) {
 	rep.ElapsedNs = int64(time.Since(m.start))
 }
 
-// subjects lists what cfg asks to measure.
-func (c Config) subjects() ([]subject, error) {
-	var out []subject
-	if c.Examples {
-		names := c.Kernels
-		if len(names) == 0 {
-			names = kernels.Names()
-		}
-		known := kernels.Names()
-		for _, name := range names {
-			if !slices.Contains(known, name) {
-				return nil, fmt.Errorf("unknown example %q (have %s)", name, strings.Join(known, ", "))
-			}
-			// The kernel (and its input) is made only when measured.
-			out = append(out, subject{test: Examples, sample: name, open: func(s *subject) error {
-				k, err := kernels.New(name, c.Scale)
-				if err != nil {
-					return err
-				}
-				*s = kernelSubject(name, k)
-				return nil
-			}})
-		}
-		return out, nil
-	}
-	tests := []string{Test1, Test2}
-	if c.Test != "" {
-		tests = []string{c.Test}
-	}
-	for _, test := range tests {
-		for i := 0; i < c.Samples; i++ {
-			seed := SampleSeed(c.Seed, test, i)
-			p, err := Generate(test, seed, c.Scale)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, subject{
-				test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
-				reset: func() {}, serial: p.Serial, parallel: p.Parallel, check: func() error { return nil },
-				schedules: c.Schedules,
-			})
-		}
-	}
-	return out, nil
-}
-
-// kernelSubject is kernel k, called name, as a subject measured with
-// its own schedule.
-func kernelSubject(name string, k kernels.Kernel) subject {
-	return subject{
-		test: Examples, sample: name, desc: k.Describe(),
-		reset: k.Reset, serial: k.Serial, parallel: k.Parallel, check: k.Check,
-		schedules: []par.Schedule{k.Schedule()},
-	}
-}
-
-// measurer measures subjects.
-type measurer struct {
-	cfg     Config
-	threads []int
-	emus    []emulate.SectionEmulator
-	opt     emulate.Options
-	notes   []string
-	noted   map[string]bool
-	// gated counts the timed runs that waited for quiet cores, busy
-	// those that started without them; retaken the rounds of real runs
-	// taken again because the cores were busy right after them.
-	gated, busy, retaken int
-	// measured counts the subjects measured, extended those that took
-	// more than Repeats rounds, unsettled those whose medians had still
-	// not settled after MaxRepeats.
-	measured, extended, unsettled int
-	// timed is what other programs used of this process's cores while
-	// rounds of timed runs ran; start is when the measurer was made.
-	timed hostload.Usage
-	start time.Time
-}
-
-// quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
-// and counts the runs that had to start without them.
-func (m *measurer) quiet(ctx context.Context, t int) {
-	if m.cfg.QuietWait <= 0 {
-		return
-	}
-	m.gated++
-	if !hostload.WaitQuiet(ctx, t, m.cfg.QuietWait) {
-		m.busy++
-	}
-}
-
-func (m *measurer) note(key, text string) {
-	if !m.noted[key] {
-		m.noted[key] = true
-		m.notes = append(m.notes, text)
-	}
-}
-
-// timed runs fn once after reset and returns its wall time and the CPU
-// time the whole process spent meanwhile (cpu is -1 where unknown).
-// Before the clock starts, warm cores spin for spin.WarmNs, so that fn
-// starts on awake cores whatever ran before it (the quiet-core wait, the
-// serial run): the emulators model the awake machine, as calibrate
-// measures it, and a schedule's real speedup must not depend on its
-// place in the round of runs (see the package documentation). fn starts
-// with a clear vector register state, as par's workers do (see
-// cputime.Timed).
-func timed(warm int, reset, fn func()) (wall, cpu float64) {
-	reset()
-	return cputime.Timed(warm, fn)
-}
-
-// roundRange returns the lowest and highest of the rounds' speedups,
-// ser[i] / par[i] (zeros for no rounds).
-func roundRange(ser, par []float64) (low, high float64) {
-	rs := robust.Ratios(ser, par)
-	if len(rs) == 0 {
-		return 0, 0
-	}
-	return slices.Min(rs), slices.Max(rs)
-}
-
-// cpuRatio returns the median of the rounds' ratios of parallel to
-// serial CPU time, or 0 when a round has none.
-func cpuRatio(par, ser []float64) float64 {
-	rs := make([]float64, 0, len(par))
-	for i := range par {
-		if par[i] < 0 || !(ser[i] > 0) {
-			return 0
-		}
-		rs = append(rs, par[i]/ser[i])
-	}
-	if len(rs) == 0 {
-		return 0
-	}
-	return robust.Median(rs)
-}
-
 // DefaultTolerance is the compression tolerance of validation's
 // recordings: 0.5%, finer than the profiler's default of 5%. Where tasks
 // contend for a lock, which of two threads waits, and for how long,
@@ -555,274 +385,6 @@ func cpuRatio(par, ser []float64) float64 {
 // mean length moves that phase; the finer tolerance costs a few more
 // nodes.
 const DefaultTolerance = 0.005
-
-func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
-	if sub.open != nil {
-		if err := sub.open(&sub); err != nil {
-			return nil, err
-		}
-	}
-	runtime.GC()
-	// Warm up (first-touch page faults, code paths), then record.
-	sub.reset()
-	sub.serial()
-	if err := sub.check(); err != nil {
-		return nil, fmt.Errorf("serial run: %w", err)
-	}
-	// Record up to three times, pooling the recordings (profiler.Repeat:
-	// every interval the shortest it took in any of them, since whatever
-	// else the core did while a task ran only ever lengthens it), and
-	// keep the tree with the least work: the pooled one, or, where the
-	// recordings' events differ, the one least disturbed.
-	var tr *tree.Tree
-	popt := profiler.Options{Build: tree.BuildOptions{Tolerance: m.cfg.Tolerance}, Repeat: &profiler.Repeat{}}
-	for r := 0; r < min(m.cfg.Repeats, 3); r++ {
-		sub.reset()
-		t, err := annotate.RecordWith(popt, sub.serial)
-		if err != nil {
-			return nil, fmt.Errorf("recording the serial run: %w", err)
-		}
-		if err := sub.check(); err != nil {
-			return nil, fmt.Errorf("recorded serial run: %w", err)
-		}
-		if tr == nil || tree.Work(t.Root) < tree.Work(tr.Root) {
-			tr = t
-		}
-	}
-
-	return m.compare(ctx, sub, tr)
-}
-
-// compare measures sub's real speedups, rounds of real runs with
-// synthesizer replays between them, and returns a row for each
-// emulator's prediction for tr, schedule and thread count.
-func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]Row, error) {
-	// Real runs, interleaved so that drifting machine load touches
-	// serial and parallel runs alike.
-	type key struct {
-		s par.Schedule
-		t int
-	}
-	var keys []key
-	for _, s := range sub.schedules {
-		for _, t := range m.threads {
-			keys = append(keys, key{s, t})
-		}
-	}
-	maxThreads := slices.Max(m.threads)
-	// Real kernels get the burden factors `prophet predict` applies (the
-	// memory model and the machine's compute inflation); generated
-	// samples spin on the clock, which neither memory traffic nor a
-	// shared core can stretch, so they get none.
-	opt := m.opt
-	if sub.test == Examples {
-		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
-			opt.Burden = burden
-		}
-	}
-	// The synthesizer measures this machine as the real runs do, so it
-	// takes part in their rounds: after each round's real runs, it
-	// predicts every schedule and thread count once (one warm-up and one
-	// timed replay), and its prediction is the same statistic over the
-	// rounds as the real speedup's, from the rounds kept. Its replays
-	// taken back to back after all the real runs shared one stretch of
-	// the machine's load, and where a sample's runs are bimodal (a lock
-	// convoy or not), several of them fell into the slow mode together.
-	// synPar[sk] holds emulator sk.i's parallel time per round.
-	type synKey struct {
-		i int
-		k key
-	}
-	synPar := map[synKey][]float64{}
-	synErr := map[synKey]error{}
-	serial := make([]float64, 0, m.cfg.Repeats)
-	par := make(map[key][]float64, len(keys))
-	serialCPU := make([]float64, 0, m.cfg.Repeats)
-	parCPU := make(map[key][]float64, len(keys))
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	redo := m.cfg.Repeats // rounds that may be taken again
-	// unsettled reports whether a median that counts has not settled.
-	unsettled := func() bool {
-		if !robust.Settled(serial) {
-			return true
-		}
-		for _, xs := range par {
-			if !robust.Settled(xs) {
-				return true
-			}
-			// The speedup itself: serial and parallel times can each
-			// look settled while their rounds' ratios fall in two
-			// modes.
-			if !robust.Settled(robust.Ratios(serial, xs)) {
-				return true
-			}
-		}
-		for _, xs := range synPar {
-			if !robust.Settled(xs) {
-				return true
-			}
-		}
-		return false
-	}
-	m.measured++
-	r, extended := 0, false
-	for ; r < m.cfg.Repeats || (r < m.cfg.MaxRepeats && unsettled()); r++ {
-		if r == m.cfg.Repeats && !extended {
-			extended = true // once: a round taken again comes back here
-			m.extended++
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// One wait for quiet cores per round of runs.
-		m.quiet(ctx, maxThreads)
-		meter := hostload.Start()
-		runtime.GOMAXPROCS(procs)
-		ser, serCPU := timed(procs, sub.reset, sub.serial)
-		round := make(map[key]float64, len(keys))
-		roundCPU := make(map[key]float64, len(keys))
-		for _, k := range keys {
-			runtime.GOMAXPROCS(k.t)
-			round[k], roundCPU[k] = timed(k.t, sub.reset, func() { sub.parallel(k.t, k.s) })
-			if err := sub.check(); err != nil {
-				return nil, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
-			}
-		}
-		runtime.GOMAXPROCS(procs)
-		roundSyn := map[synKey]float64{}
-		for i, e := range m.emus {
-			if _, ok := e.(*syn.Emulator); !ok {
-				continue
-			}
-			for _, k := range keys {
-				sk := synKey{i, k}
-				if synErr[sk] != nil || !predicts(e, k.t) {
-					continue
-				}
-				res, err := emulate.Predict(e, tr, k.t, k.s, opt)
-				if err != nil {
-					synErr[sk] = err
-					continue
-				}
-				roundSyn[sk] = res.ParallelNs
-			}
-		}
-		m.timed.Add(meter.Stop())
-		// A round after which the cores are no longer free may have
-		// been disturbed too: take it again (a bounded number of
-		// times). The check looks at the machine only, never at the
-		// times measured.
-		if m.cfg.QuietWait > 0 && redo > 0 && !hostload.CoresFree(maxThreads) {
-			redo--
-			m.retaken++
-			r--
-			continue
-		}
-		serial = append(serial, ser)
-		serialCPU = append(serialCPU, serCPU)
-		for _, k := range keys {
-			par[k] = append(par[k], round[k])
-			parCPU[k] = append(parCPU[k], roundCPU[k])
-		}
-		for sk, p := range roundSyn {
-			synPar[sk] = append(synPar[sk], p)
-		}
-	}
-	runtime.GOMAXPROCS(procs)
-	if extended && unsettled() {
-		m.unsettled++
-	}
-	stat := robust.Median
-	if m.cfg.Fastest {
-		stat = slices.Min[[]float64]
-	}
-	serialMed := stat(serial)
-	recorded := float64(tree.Work(tr.Root))
-
-	var rows []Row
-	for _, k := range keys {
-		pm := stat(par[k])
-		real := serialMed / pm
-		cpuInfl := cpuRatio(parCPU[k], serialCPU)
-		low, high := roundRange(serial, par[k])
-		if note := superlinearNote(sub, k.s, k.t, real, cpuInfl); note != "" {
-			m.note("superlinear/"+sub.test+"/"+sub.sample+"/"+k.s.String()+"/"+strconv.Itoa(k.t), note)
-		}
-		for i, e := range m.emus {
-			if !predicts(e, k.t) {
-				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), e.(emulate.Limited).MaxThreads(), e.Name(), k.t))
-				continue
-			}
-			var res emulate.Result
-			var err error
-			if _, isSyn := e.(*syn.Emulator); isSyn {
-				sk := synKey{i, k}
-				if err = synErr[sk]; err == nil {
-					res.Speedup = recorded / stat(synPar[sk])
-				}
-			} else {
-				res, err = emulate.Predict(e, tr, k.t, k.s, opt)
-			}
-			if errors.Is(err, syn.ErrTooManyThreads) {
-				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("predicting with %s, %s, %d threads: %w", e.Name(), k.s, k.t, err)
-			}
-			rows = append(rows, Row{
-				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
-				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
-				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
-				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(par[k]), Rounds: len(serial),
-				RealLow: low, RealHigh: high,
-				CPUInflation: cpuInfl,
-			})
-		}
-	}
-	return rows, nil
-}
-
-// superlinearNote says why a real speedup above the thread count gets
-// no prediction near it, or "" when it is within noise of the count
-// (superlinearSlack). The emulators replay the serial run's task
-// lengths, so no schedule of them beats t-fold. Where the parallel run
-// also used less CPU time than the serial one (cpuInfl below
-// 1 − superlinearSlack), it did less work: tasks running at once can
-// load each other's input lines into the shared cache, which one after
-// the other they do not. Where it did not
-// (or the CPU time is unknown), the serial runs' wall time, not their
-// work, was long: other load on the cores.
-func superlinearNote(sub subject, s par.Schedule, t int, real, cpuInfl float64) string {
-	if real <= float64(t)*(1+superlinearSlack) {
-		return ""
-	}
-	name := sub.sample
-	if sub.test != Examples {
-		name = sub.test + " sample " + sub.sample
-	}
-	head := fmt.Sprintf("%s, %s: the real speedup %.2f on %d threads is superlinear", name, s, real, t)
-	if cpuInfl > 0 && cpuInfl < 1-superlinearSlack {
-		return fmt.Sprintf("%s: the parallel run did less work (its CPU time was %.2f of the serial run's), from caches its threads share or together hold; the emulators replay the serial run's task lengths and cannot predict more than %d-fold", head, cpuInfl, t)
-	}
-	cpu := "its CPU time is unknown"
-	if cpuInfl > 0 {
-		cpu = fmt.Sprintf("its CPU time was %.2f of the serial run's", cpuInfl)
-	}
-	return fmt.Sprintf("%s, yet the parallel run did no less work (%s): other load on the cores likely slowed the serial runs", head, cpu)
-}
-
-// superlinearSlack is the relative margin above the thread count (and
-// below a CPU-time ratio of 1) that superlinearNote takes for noise.
-const superlinearSlack = 0.03
-
-// predicts reports whether emulator e predicts t threads on this
-// machine (the synthesizer only up to its cores).
-func predicts(e emulate.SectionEmulator, t int) bool {
-	l, ok := e.(emulate.Limited)
-	return !ok || l.MaxThreads() <= 0 || t <= l.MaxThreads()
-}
 
 // SettleWidth is the widest span, relative to their median, of the
 // confidence interval of a measurement's median for which the median

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/parallel-prophet/prophet/internal/cputime"
 	"math"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parallel-prophet/prophet/internal/cputime"
 
 	"github.com/parallel-prophet/prophet/par"
 )

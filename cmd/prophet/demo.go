@@ -13,9 +13,7 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
-	"github.com/parallel-prophet/prophet/emulate"
-	"github.com/parallel-prophet/prophet/emulate/ff"
-	"github.com/parallel-prophet/prophet/emulate/syn"
+	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/examples/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
@@ -144,7 +142,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 		spl.threads = append(spl.threads, th)
 	}
 	spl.schedules = []par.Schedule{own}
-	spl.emulators = []emulate.SectionEmulator{ff.New(), syn.New(syn.Options{})}
+	spl.emulators = emulators.All(emulators.Options{})
 	synPreds, err := predictAll(e, t, profile, &spl)
 	if err != nil {
 		return err
@@ -190,7 +188,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 	defer stop()
 	quiet := hostload.WaitIdle(ctx, demoQuietWait)
 	rep, err := validate.CompareKernel(ctx, name, k, t, validate.Config{
-		Threads: threads, Emulators: []string{"ff", "syn"}, Machine: pl.machine,
+		Threads: threads, Emulators: emulators.Names(), Machine: pl.machine,
 	})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)

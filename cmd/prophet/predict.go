@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/emulate/ff"
-	"github.com/parallel-prophet/prophet/emulate/syn"
 	"github.com/parallel-prophet/prophet/internal/atomicfile"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
@@ -78,19 +78,8 @@ func (p *predictFlags) plan() (*plan, error) {
 	if pl.mode, err = memmodel.ParseMode(p.memory); err != nil {
 		return nil, usagef("--memory: %v", err)
 	}
-	for _, name := range strings.Split(p.emulators, ",") {
-		switch strings.TrimSpace(name) {
-		case "ff":
-			pl.emulators = append(pl.emulators, ff.New())
-		case "syn":
-			pl.emulators = append(pl.emulators, syn.New(syn.Options{}))
-		case "":
-		default:
-			return nil, usagef("--emulator: unknown emulator %q (want ff, syn or both: ff,syn)", name)
-		}
-	}
-	if len(pl.emulators) == 0 {
-		return nil, usagef("--emulator: no emulator given")
+	if pl.emulators, err = emulators.Parse(p.emulators, emulators.Options{}); err != nil {
+		return nil, usagef("--emulator: %v", err)
 	}
 	return pl, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
@@ -94,15 +95,9 @@ average, a note says the comparison was disturbed.`,
 		if err != nil {
 			return usagef("--schedule: %v", err)
 		}
-		var el []string
-		for _, n := range strings.Split(*emus, ",") {
-			switch n = strings.TrimSpace(n); n {
-			case "ff", "syn":
-				el = append(el, n)
-			case "":
-			default:
-				return usagef("--emulator: unknown emulator %q (want ff, syn)", n)
-			}
+		el, err := emulators.ParseNames(*emus)
+		if err != nil {
+			return usagef("--emulator: %v", err)
 		}
 		if err := e.checked(); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package syn
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -21,8 +20,9 @@ import (
 
 // ErrTooManyThreads matches (errors.Is) the error Section returns when
 // asked for more threads than the synthesizer can predict on this
-// machine. Callers fall back to another emulator for those rows.
-var ErrTooManyThreads = errors.New("syn: more threads than this machine has cores")
+// machine: emulate.ErrTooManyThreads, which callers that know no
+// particular emulator test for.
+var ErrTooManyThreads = emulate.ErrTooManyThreads
 
 // TooManyThreadsError is the error for a thread count above MaxThreads.
 // Its message is one sentence for the user.
@@ -112,6 +112,10 @@ func New(opt Options) *Emulator {
 
 // Name returns "syn".
 func (e *Emulator) Name() string { return "syn" }
+
+// Measures returns true: the synthesizer's predictions are timings of
+// replays on this machine (see emulate.Measurer).
+func (e *Emulator) Measures() bool { return true }
 
 // MaxThreads returns the largest thread count the emulator predicts.
 func (e *Emulator) MaxThreads() int { return e.opt.MaxThreads }

@@ -1,0 +1,136 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/profiler"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// measurer measures subjects.
+type measurer struct {
+	cfg     Config
+	threads []int
+	emus    []emulate.SectionEmulator
+	opt     emulate.Options
+	notes   []string
+	noted   map[string]bool
+	// gated counts the timed runs that waited for quiet cores, busy
+	// those that started without them; retaken the rounds of real runs
+	// taken again because the cores were busy right after them.
+	gated, busy, retaken int
+	// measured counts the subjects measured, extended those that took
+	// more than Repeats rounds, unsettled those whose medians had still
+	// not settled after MaxRepeats.
+	measured, extended, unsettled int
+	// timed is what other programs used of this process's cores while
+	// rounds of timed runs ran; start is when the measurer was made.
+	timed hostload.Usage
+	start time.Time
+}
+
+// quiet waits, up to cfg.QuietWait, for t idle cores before a timed run,
+// and counts the runs that had to start without them.
+func (m *measurer) quiet(ctx context.Context, t int) {
+	if m.cfg.QuietWait <= 0 {
+		return
+	}
+	m.gated++
+	if !hostload.WaitQuiet(ctx, t, m.cfg.QuietWait) {
+		m.busy++
+	}
+}
+
+func (m *measurer) note(key, text string) {
+	if !m.noted[key] {
+		m.noted[key] = true
+		m.notes = append(m.notes, text)
+	}
+}
+
+// timed runs fn once after reset and returns its wall time and the CPU
+// time the whole process spent meanwhile (cpu is -1 where unknown).
+// Before the clock starts, warm cores spin for spin.WarmNs, so that fn
+// starts on awake cores whatever ran before it (the quiet-core wait, the
+// serial run): the emulators model the awake machine, as calibrate
+// measures it, and a schedule's real speedup must not depend on its
+// place in the round of runs (see the package documentation). fn starts
+// with a clear vector register state, as par's workers do (see
+// cputime.Timed).
+func timed(warm int, reset, fn func()) (wall, cpu float64) {
+	reset()
+	return cputime.Timed(warm, fn)
+}
+
+func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
+	if sub.open != nil {
+		if err := sub.open(&sub); err != nil {
+			return nil, err
+		}
+	}
+	runtime.GC()
+	// Warm up (first-touch page faults, code paths), then record.
+	sub.reset()
+	sub.serial()
+	if err := sub.check(); err != nil {
+		return nil, fmt.Errorf("serial run: %w", err)
+	}
+	// Record up to three times, pooling the recordings (profiler.Repeat:
+	// every interval the shortest it took in any of them, since whatever
+	// else the core did while a task ran only ever lengthens it), and
+	// keep the tree with the least work: the pooled one, or, where the
+	// recordings' events differ, the one least disturbed.
+	var tr *tree.Tree
+	popt := profiler.Options{Build: tree.BuildOptions{Tolerance: m.cfg.Tolerance}, Repeat: &profiler.Repeat{}}
+	for r := 0; r < min(m.cfg.Repeats, 3); r++ {
+		sub.reset()
+		t, err := annotate.RecordWith(popt, sub.serial)
+		if err != nil {
+			return nil, fmt.Errorf("recording the serial run: %w", err)
+		}
+		if err := sub.check(); err != nil {
+			return nil, fmt.Errorf("recorded serial run: %w", err)
+		}
+		if tr == nil || tree.Work(t.Root) < tree.Work(tr.Root) {
+			tr = t
+		}
+	}
+
+	return m.compare(ctx, sub, tr)
+}
+
+// compare measures sub's real speedups, rounds of real runs with the
+// replays of the emulators that measure the machine between them, and
+// returns a row for each emulator's prediction for tr, schedule and
+// thread count.
+func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]Row, error) {
+	var keys []key
+	for _, s := range sub.schedules {
+		for _, t := range m.threads {
+			keys = append(keys, key{s, t})
+		}
+	}
+	// Real kernels get the burden factors `prophet predict` applies (the
+	// memory model and the machine's compute inflation); generated
+	// samples spin on the clock, which neither memory traffic nor a
+	// shared core can stretch, so they get none.
+	opt := m.opt
+	if sub.test == Examples {
+		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
+			opt.Burden = burden
+		}
+	}
+	rs, err := m.rounds(ctx, sub, tr, keys, opt)
+	if err != nil {
+		return nil, err
+	}
+	return m.rows(sub, tr, keys, rs, opt)
+}

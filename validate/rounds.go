@@ -1,0 +1,177 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// key is one parallel version of a subject: a schedule and a thread
+// count.
+type key struct {
+	s par.Schedule
+	t int
+}
+
+// replayKey is emulator i's replays of key k.
+type replayKey struct {
+	i int
+	k key
+}
+
+// roundSet holds the kept rounds of timed runs of one subject: each
+// round's real serial run, one real parallel run per key, and a replay
+// per key by each emulator that measures the machine (emulate.Measures).
+//
+// An emulator that measures the machine as the real runs do takes part
+// in their rounds: after each round's real runs it predicts every key
+// once, and its prediction is the same statistic over the rounds as the
+// real speedup's, from the rounds kept. Replays taken back to back after
+// all the real runs would share one stretch of the machine's load, and
+// where a sample's runs are bimodal (a lock convoy or not), several of
+// them fall into the slow mode together.
+type roundSet struct {
+	serial, serialCPU []float64
+	par, parCPU       map[key][]float64
+	replays           map[replayKey][]float64
+	// replayErr holds the error of a key an emulator could not
+	// predict; it is not asked again.
+	replayErr map[replayKey]error
+}
+
+// round is one round's times before it is kept.
+type round struct {
+	serial, serialCPU float64
+	par, parCPU       map[key]float64
+	replays           map[replayKey]float64
+}
+
+// keep adds rd to the kept rounds.
+func (rs *roundSet) keep(rd round, keys []key) {
+	rs.serial = append(rs.serial, rd.serial)
+	rs.serialCPU = append(rs.serialCPU, rd.serialCPU)
+	for _, k := range keys {
+		rs.par[k] = append(rs.par[k], rd.par[k])
+		rs.parCPU[k] = append(rs.parCPU[k], rd.parCPU[k])
+	}
+	for rk, p := range rd.replays {
+		rs.replays[rk] = append(rs.replays[rk], p)
+	}
+}
+
+// unsettled reports whether a median that counts has not settled
+// (robust.Settled): the serial runs', a key's parallel runs', a key's
+// speedups' (serial and parallel times can each look settled while
+// their rounds' ratios fall in two modes) or a replay's.
+func (rs *roundSet) unsettled() bool {
+	if !robust.Settled(rs.serial) {
+		return true
+	}
+	for _, xs := range rs.par {
+		if !robust.Settled(xs) || !robust.Settled(robust.Ratios(rs.serial, xs)) {
+			return true
+		}
+	}
+	for _, xs := range rs.replays {
+		if !robust.Settled(xs) {
+			return true
+		}
+	}
+	return false
+}
+
+// rounds takes rounds of timed runs of sub until cfg.Repeats are kept
+// and their medians have settled, or cfg.MaxRepeats are kept. With
+// cfg.QuietWait, each round first waits for quiet cores, and a round
+// after which the cores are busy is taken again (at most cfg.Repeats
+// times in all).
+func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys []key, opt emulate.Options) (*roundSet, error) {
+	rs := &roundSet{
+		serial: make([]float64, 0, m.cfg.Repeats), serialCPU: make([]float64, 0, m.cfg.Repeats),
+		par: make(map[key][]float64, len(keys)), parCPU: make(map[key][]float64, len(keys)),
+		replays: map[replayKey][]float64{}, replayErr: map[replayKey]error{},
+	}
+	maxThreads := 0
+	for _, t := range m.threads {
+		maxThreads = max(maxThreads, t)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	redo := m.cfg.Repeats // rounds that may be taken again
+	m.measured++
+	extended := false
+	for r := 0; r < m.cfg.Repeats || (r < m.cfg.MaxRepeats && rs.unsettled()); r++ {
+		if r == m.cfg.Repeats && !extended {
+			extended = true // once: a round taken again comes back here
+			m.extended++
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// One wait for quiet cores per round of runs.
+		m.quiet(ctx, maxThreads)
+		meter := hostload.Start()
+		rd, err := m.round(sub, tr, keys, opt, procs, rs.replayErr)
+		m.timed.Add(meter.Stop())
+		if err != nil {
+			return nil, err
+		}
+		// A round after which the cores are no longer free may have
+		// been disturbed too: take it again (a bounded number of
+		// times). The check looks at the machine only, never at the
+		// times measured.
+		if m.cfg.QuietWait > 0 && redo > 0 && !hostload.CoresFree(maxThreads) {
+			redo--
+			m.retaken++
+			r--
+			continue
+		}
+		rs.keep(rd, keys)
+	}
+	if extended && rs.unsettled() {
+		m.unsettled++
+	}
+	return rs, nil
+}
+
+// round takes one round: the serial run on procs threads, the parallel
+// run of every key (runtime.GOMAXPROCS set to its thread count), then
+// every measuring emulator's replay of every key it predicts (see
+// roundSet), noting in replayErr the keys it cannot.
+func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Options, procs int, replayErr map[replayKey]error) (round, error) {
+	runtime.GOMAXPROCS(procs)
+	rd := round{par: make(map[key]float64, len(keys)), parCPU: make(map[key]float64, len(keys)), replays: map[replayKey]float64{}}
+	rd.serial, rd.serialCPU = timed(procs, sub.reset, sub.serial)
+	for _, k := range keys {
+		runtime.GOMAXPROCS(k.t)
+		rd.par[k], rd.parCPU[k] = timed(k.t, sub.reset, func() { sub.parallel(k.t, k.s) })
+		if err := sub.check(); err != nil {
+			return rd, fmt.Errorf("parallel run, %s, %d threads: %w", k.s, k.t, err)
+		}
+	}
+	runtime.GOMAXPROCS(procs)
+	for i, e := range m.emus {
+		if !emulate.Measures(e) {
+			continue
+		}
+		for _, k := range keys {
+			rk := replayKey{i, k}
+			if replayErr[rk] != nil || !predicts(e, k.t) {
+				continue
+			}
+			res, err := emulate.Predict(e, tr, k.t, k.s, opt)
+			if err != nil {
+				replayErr[rk] = err
+				continue
+			}
+			rd.replays[rk] = res.ParallelNs
+		}
+	}
+	return rd, nil
+}

@@ -1,0 +1,134 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// roundRange returns the lowest and highest of the rounds' speedups,
+// ser[i] / par[i] (zeros for no rounds).
+func roundRange(ser, par []float64) (low, high float64) {
+	rs := robust.Ratios(ser, par)
+	if len(rs) == 0 {
+		return 0, 0
+	}
+	return slices.Min(rs), slices.Max(rs)
+}
+
+// cpuRatio returns the median of the rounds' ratios of parallel to
+// serial CPU time, or 0 when a round has none.
+func cpuRatio(par, ser []float64) float64 {
+	rs := make([]float64, 0, len(par))
+	for i := range par {
+		if par[i] < 0 || !(ser[i] > 0) {
+			return 0
+		}
+		rs = append(rs, par[i]/ser[i])
+	}
+	if len(rs) == 0 {
+		return 0
+	}
+	return robust.Median(rs)
+}
+
+// superlinearNote says why a real speedup above the thread count gets
+// no prediction near it, or "" when it is within noise of the count
+// (superlinearSlack). The emulators replay the serial run's task
+// lengths, so no schedule of them beats t-fold. Where the parallel run
+// also used less CPU time than the serial one (cpuInfl below
+// 1 − superlinearSlack), it did less work: tasks running at once can
+// load each other's input lines into the shared cache, which one after
+// the other they do not. Where it did not
+// (or the CPU time is unknown), the serial runs' wall time, not their
+// work, was long: other load on the cores.
+func superlinearNote(sub subject, s par.Schedule, t int, real, cpuInfl float64) string {
+	if real <= float64(t)*(1+superlinearSlack) {
+		return ""
+	}
+	name := sub.sample
+	if sub.test != Examples {
+		name = sub.test + " sample " + sub.sample
+	}
+	head := fmt.Sprintf("%s, %s: the real speedup %.2f on %d threads is superlinear", name, s, real, t)
+	if cpuInfl > 0 && cpuInfl < 1-superlinearSlack {
+		return fmt.Sprintf("%s: the parallel run did less work (its CPU time was %.2f of the serial run's), from caches its threads share or together hold; the emulators replay the serial run's task lengths and cannot predict more than %d-fold", head, cpuInfl, t)
+	}
+	cpu := "its CPU time is unknown"
+	if cpuInfl > 0 {
+		cpu = fmt.Sprintf("its CPU time was %.2f of the serial run's", cpuInfl)
+	}
+	return fmt.Sprintf("%s, yet the parallel run did no less work (%s): other load on the cores likely slowed the serial runs", head, cpu)
+}
+
+// superlinearSlack is the relative margin above the thread count (and
+// below a CPU-time ratio of 1) that superlinearNote takes for noise.
+const superlinearSlack = 0.03
+
+// predicts reports whether emulator e predicts t threads on this
+// machine (the synthesizer only up to its cores).
+func predicts(e emulate.SectionEmulator, t int) bool {
+	l, ok := e.(emulate.Limited)
+	return !ok || l.MaxThreads() <= 0 || t <= l.MaxThreads()
+}
+
+// rows returns a row for each emulator's prediction of each key of sub
+// against the real speedup of the kept rounds rs: from tr, or, for an
+// emulator that measures the machine, from its replays in the rounds.
+func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, opt emulate.Options) ([]Row, error) {
+	stat := robust.Median
+	if m.cfg.Fastest {
+		stat = slices.Min[[]float64]
+	}
+	serialMed := stat(rs.serial)
+	recorded := float64(tree.Work(tr.Root))
+	var rows []Row
+	for _, k := range keys {
+		pm := stat(rs.par[k])
+		real := serialMed / pm
+		cpuInfl := cpuRatio(rs.parCPU[k], rs.serialCPU)
+		low, high := roundRange(rs.serial, rs.par[k])
+		if note := superlinearNote(sub, k.s, k.t, real, cpuInfl); note != "" {
+			m.note("superlinear/"+sub.test+"/"+sub.sample+"/"+k.s.String()+"/"+strconv.Itoa(k.t), note)
+		}
+		for i, e := range m.emus {
+			if !predicts(e, k.t) {
+				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s predicts up to %d threads on this machine; no %s rows for %d threads", e.Name(), e.(emulate.Limited).MaxThreads(), e.Name(), k.t))
+				continue
+			}
+			var res emulate.Result
+			var err error
+			if emulate.Measures(e) {
+				rk := replayKey{i, k}
+				if err = rs.replayErr[rk]; err == nil {
+					res.Speedup = recorded / stat(rs.replays[rk])
+				}
+			} else {
+				res, err = emulate.Predict(e, tr, k.t, k.s, opt)
+			}
+			if errors.Is(err, emulate.ErrTooManyThreads) {
+				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("predicting with %s, %s, %d threads: %w", e.Name(), k.s, k.t, err)
+			}
+			rows = append(rows, Row{
+				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,
+				Emulator: e.Name(), Schedule: k.s.String(), Threads: k.t,
+				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
+				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(rs.par[k]), Rounds: len(rs.serial),
+				RealLow: low, RealHigh: high,
+				CPUInflation: cpuInfl,
+			})
+		}
+	}
+	return rows, nil
+}

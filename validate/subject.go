@@ -1,0 +1,81 @@
+package validate
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// subject is something validate can measure: a generated program or a
+// kernel.
+type subject struct {
+	test, sample, desc string
+	seed               uint64
+	reset              func()
+	serial             func()
+	parallel           func(threads int, s par.Schedule)
+	check              func() error
+	schedules          []par.Schedule
+	// open, when not nil, fills in the rest just before measuring.
+	open func(s *subject) error
+}
+
+// subjects lists what cfg asks to measure.
+func (c Config) subjects() ([]subject, error) {
+	var out []subject
+	if c.Examples {
+		names := c.Kernels
+		if len(names) == 0 {
+			names = kernels.Names()
+		}
+		known := kernels.Names()
+		for _, name := range names {
+			if !slices.Contains(known, name) {
+				return nil, fmt.Errorf("unknown example %q (have %s)", name, strings.Join(known, ", "))
+			}
+			// The kernel (and its input) is made only when measured.
+			out = append(out, subject{test: Examples, sample: name, open: func(s *subject) error {
+				k, err := kernels.New(name, c.Scale)
+				if err != nil {
+					return err
+				}
+				*s = kernelSubject(name, k)
+				return nil
+			}})
+		}
+		return out, nil
+	}
+	tests := []string{Test1, Test2}
+	if c.Test != "" {
+		tests = []string{c.Test}
+	}
+	for _, test := range tests {
+		for i := 0; i < c.Samples; i++ {
+			seed := SampleSeed(c.Seed, test, i)
+			p, err := Generate(test, seed, c.Scale)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, subject{
+				test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
+				reset: func() {}, serial: p.Serial, parallel: p.Parallel, check: func() error { return nil },
+				schedules: c.Schedules,
+			})
+		}
+	}
+	return out, nil
+}
+
+// kernelSubject is kernel k, called name, as a subject measured with
+// its own schedule.
+func kernelSubject(name string, k kernels.Kernel) subject {
+	return subject{
+		test: Examples, sample: name, desc: k.Describe(),
+		reset: k.Reset, serial: k.Serial, parallel: k.Parallel, check: k.Check,
+		schedules: []par.Schedule{k.Schedule()},
+	}
+}
