@@ -18,7 +18,7 @@
 // (runtime.GOMAXPROCS set to it; median of repeated runs), and reports
 // the error |predicted − real| / real per row and, averaged and maximal,
 // per test, emulator, schedule and thread count. Config.Examples runs
-// the real kernels of package examples/kernels the same way. A Report
+// the real kernels of package kernels the same way. A Report
 // writes itself as a table, as JSON and as an SVG scatter plot.
 //
 // Every timed real run, serial or parallel, starts after every core has

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/par"
 )
 

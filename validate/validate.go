@@ -11,7 +11,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
-	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/robust"
@@ -74,7 +74,7 @@ type Config struct {
 	// which the cores are busy is taken again (at most Repeats times
 	// per measurement). Zero does not wait or check.
 	QuietWait time.Duration
-	// Examples validates the real kernels of package examples/kernels
+	// Examples validates the real kernels of package kernels
 	// instead of generated samples.
 	Examples bool
 	// Kernels restricts Examples mode to these kernels (default all).

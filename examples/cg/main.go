@@ -4,6 +4,6 @@
 // with --parallel, really in parallel with package par.
 package main
 
-import "github.com/parallel-prophet/prophet/examples/kernels"
+import "github.com/parallel-prophet/prophet/kernels"
 
 func main() { kernels.Main("cg") }

@@ -3,6 +3,6 @@
 // --parallel, really in parallel with package par.
 package main
 
-import "github.com/parallel-prophet/prophet/examples/kernels"
+import "github.com/parallel-prophet/prophet/kernels"
 
 func main() { kernels.Main("ep") }

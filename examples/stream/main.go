@@ -4,6 +4,6 @@
 // in parallel with package par.
 package main
 
-import "github.com/parallel-prophet/prophet/examples/kernels"
+import "github.com/parallel-prophet/prophet/kernels"
 
 func main() { kernels.Main("stream") }

@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/parallel-prophet/prophet/annotate"
-	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/validate"
 )
 

@@ -3,7 +3,7 @@ package kernels_test
 import (
 	"fmt"
 
-	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/kernels"
 )
 
 // Example_stream runs the memory-bound triad serially and with two
