@@ -3,8 +3,9 @@ package profiler
 import (
 	"time"
 
-	"github.com/parallel-prophet/prophet/internal/clock"
 	"testing"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
 
 	"github.com/parallel-prophet/prophet/tree"
 )

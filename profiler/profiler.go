@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
-	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -472,36 +470,6 @@ func (p *Profiler) ClockName() string { return p.clock }
 // CountersNote says why there are no counters ("" when there are).
 func (p *Profiler) CountersNote() string { return p.note }
 
-// beginCounters starts the counters of a top-level section; the time it
-// takes falls into no interval.
-func (p *Profiler) beginCounters() {
-	if err := p.counters.Begin(); err != nil {
-		p.counterFailed(err)
-		return
-	}
-	p.secStart = p.now()
-	p.paused = 0
-	p.last = p.secStart
-}
-
-// endCounters reads the counters of a top-level section that ended at t
-// and returns the 1-based index of the sample (0 if none).
-func (p *Profiler) endCounters(t int64) int64 {
-	s, err := p.counters.End()
-	if err != nil {
-		p.counterFailed(err)
-		return 0
-	}
-	p.samples = append(p.samples, sample{s, t - p.secStart - p.paused})
-	return int64(len(p.samples))
-}
-
-// counterFailed turns the counters off for the rest of the run.
-func (p *Profiler) counterFailed(err error) {
-	p.counting = false
-	p.note = fmt.Sprintf("hardware counters failed during recording (sections after the failure have none): %v", err)
-}
-
 // flush builds the tree from the buffered events; its own time falls into
 // no interval, and inside a top-level section the counters pause for it.
 func (p *Profiler) flush() {
@@ -536,231 +504,6 @@ func (p *Profiler) drain() {
 	}
 	p.n = 0
 	p.samples = p.samples[:0]
-}
-
-// fracBits is the number of fractional bits of the fixed-point lengths.
-const fracBits = 32
-
-// setRate sets the clock's rate and the per-event cost, rounded to the
-// fixed point (2^-32 ns) that net computes in, so that net and the
-// floating-point totals (MeasuredNs) use the very same values.
-func (p *Profiler) setRate(nsPerTick, costNs float64) {
-	const one = 1 << fracBits
-	p.tickQ = max(1, int64(math.Round(nsPerTick*one)))
-	p.costQ = max(0, int64(math.Round(costNs*one)))
-	p.rawMax = (1 << 62) / p.tickQ
-	p.nsPerTick = float64(p.tickQ) / one
-	p.costNs = float64(p.costQ) / one
-	p.costTicks = p.costNs / p.nsPerTick
-}
-
-// net converts a raw interval of ticks to net nanoseconds: the per-event
-// cost subtracted, clamped at zero, and rounded down with the fraction
-// carried to the next interval, so that totals stay exact. It computes in
-// integers (2^-32 ns): the carry is the one value that each event's net
-// length waits for, and an integer add is a much shorter wait than the
-// floating-point round trip.
-func (p *Profiler) net(raw int64) int64 {
-	if raw > p.rawMax {
-		return p.netLong(raw)
-	}
-	v := raw*p.tickQ - p.costQ + p.fracQ
-	if v < 0 {
-		p.fracQ = 0
-		return 0
-	}
-	p.fracQ = v & (1<<fracBits - 1)
-	return v >> fracBits
-}
-
-// netLong is net for an interval so long (about a third of a second or
-// more) that raw·tickQ needs 128 bits.
-func (p *Profiler) netLong(raw int64) int64 {
-	hi, lo := bits.Mul64(uint64(raw), uint64(p.tickQ))
-	var c uint64
-	lo, c = bits.Add64(lo, uint64(p.fracQ), 0)
-	hi += c
-	lo, c = bits.Sub64(lo, uint64(p.costQ), 0) // raw·tickQ ≥ 2^62 > costQ
-	hi -= c
-	p.fracQ = int64(lo & (1<<fracBits - 1))
-	return int64(hi<<(64-fracBits) | lo>>fracBits)
-}
-
-// apply checks one event against the open annotations and builds the tree.
-func (p *Profiler) apply(r *record) {
-	raw := r.t - r.from
-	p.rawTicks += raw
-	if r.op == opStop {
-		if p.err == nil {
-			p.closeInterval(raw, p.stack[len(p.stack)-1].Kind)
-			if p.carry > 0 {
-				p.b.U(p.carry)
-				p.carry = 0
-			}
-		}
-		return
-	}
-	p.events++
-	if p.err != nil {
-		return
-	}
-	// The events of a loop's tasks, kept in a small function of their own.
-	top := &p.stack[len(p.stack)-1]
-	switch {
-	case r.op == opTaskBegin && top.Kind == Sec:
-		p.closeInterval(raw, Sec)
-		p.b.BeginTask(r.name)
-		p.push(Task, r.name, 0, p.events)
-	case r.op == opTaskEnd && top.Kind == Task:
-		p.closeInterval(raw, Task)
-		p.b.EndTask()
-		p.stack = p.stack[:len(p.stack)-1]
-	default:
-		p.applyOther(r, raw, top)
-	}
-}
-
-// applyOther is apply for the other events and for every misplaced one.
-func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
-	ev := p.events
-	switch r.op {
-	case opSecBegin:
-		call := func() string { return fmt.Sprintf("SecBegin %q", r.name) }
-		switch top.Kind {
-		case Lock:
-			p.misplaced(call(), ev, top, "a lock holds computation only")
-			return
-		case Sec:
-			p.misplaced(call(), ev, top, "a section holds tasks; a nested section belongs inside a task")
-			return
-		}
-		p.closeInterval(raw, top.Kind)
-		p.b.BeginSec(r.name)
-		p.push(Sec, r.name, 0, ev)
-	case opSecEnd:
-		if top.Kind != Sec {
-			p.mismatch("SecEnd", ev, top)
-			return
-		}
-		p.closeInterval(raw, Sec)
-		p.b.EndSec(r.arg&1 == 1, p.sectionCounters(top.Name, r.arg>>1))
-		p.stack = p.stack[:len(p.stack)-1]
-	case opTaskBegin:
-		call := func() string { return fmt.Sprintf("TaskBegin %q", r.name) }
-		switch top.Kind {
-		case 0:
-			p.misplaced(call(), ev, nil, "outside any section")
-			return
-		case Lock:
-			p.misplaced(call(), ev, top, "a lock holds computation only")
-			return
-		case Task:
-			p.misplaced(call(), ev, top, "a task belongs directly to a section; a nested task needs a nested section")
-			return
-		}
-		p.closeInterval(raw, Sec)
-		p.b.BeginTask(r.name)
-		p.push(Task, r.name, 0, ev)
-	case opTaskEnd:
-		if top.Kind != Task {
-			p.mismatch("TaskEnd", ev, top)
-			return
-		}
-		p.closeInterval(raw, Task)
-		p.b.EndTask()
-		p.stack = p.stack[:len(p.stack)-1]
-	case opLockBegin:
-		if top.Kind == Lock {
-			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, "a lock holds computation only")
-			return
-		}
-		p.closeInterval(raw, top.Kind)
-		p.push(Lock, "", int(r.arg), ev)
-	case opLockEnd:
-		if top.Kind != Lock || top.ID != int(r.arg) {
-			p.mismatch(fmt.Sprintf("LockEnd(%d)", r.arg), ev, top)
-			return
-		}
-		p.b.L(top.ID, p.net(raw))
-		p.stack = p.stack[:len(p.stack)-1]
-	}
-}
-
-// push opens an annotation. It fills the slot in place: a composite
-// literal appended would be built on the stack and copied, which costs a
-// store-forwarding stall on every TaskBegin.
-func (p *Profiler) push(k Kind, name string, id int, ev int64) {
-	n := len(p.stack)
-	if n < cap(p.stack) {
-		p.stack = p.stack[:n+1]
-	} else {
-		p.stack = append(p.stack, Annotation{})
-	}
-	a := &p.stack[n]
-	a.Kind, a.Name, a.ID, a.Event = k, name, id, ev
-}
-
-// closeInterval adds an interval outside any lock to the open node, whose
-// kind is open (0: the root), or, when it is shorter than minU (secGap in
-// a section), carries it to the next one.
-func (p *Profiler) closeInterval(raw int64, open Kind) {
-	ns := p.net(raw) + p.carry
-	least := p.minU
-	if open == Sec {
-		least = p.secGap
-	}
-	if ns < least {
-		p.carry = ns
-		return
-	}
-	p.carry = 0
-	p.b.U(ns)
-}
-
-func (p *Profiler) mismatch(call string, ev int64, top *Annotation) {
-	e := &AnnotationError{Problem: Mismatch, Call: call, Event: ev}
-	if top.Kind != 0 {
-		a := *top
-		e.Open = &a
-	}
-	p.err = e
-}
-
-func (p *Profiler) misplaced(call string, ev int64, top *Annotation, reason string) {
-	e := &AnnotationError{Problem: Misplaced, Call: call, Event: ev, Reason: reason}
-	if top != nil && top.Kind != 0 {
-		a := *top
-		e.Open = &a
-	}
-	p.err = e
-}
-
-// sectionCounters returns the counters of one run of a top-level section
-// from sample idx (1-based; 0: none) and adds them to the section name's
-// sums.
-func (p *Profiler) sectionCounters(name string, idx int64) *tree.Counters {
-	if idx <= 0 || int(idx) > len(p.samples) {
-		return nil
-	}
-	s := p.samples[idx-1]
-	c := &tree.Counters{
-		Instructions: s.Instructions,
-		Cycles:       s.Cycles,
-		LLCMisses:    s.LLCMisses,
-		TimeNs:       int64(math.Round(float64(s.ticks) * p.nsPerTick)),
-		Runs:         1,
-	}
-	a := p.sums[name]
-	if a == nil {
-		a = &sums{}
-		p.sums[name] = a
-	}
-	a.inst += c.Instructions
-	a.cyc += c.Cycles
-	a.llc += c.LLCMisses
-	a.ns += c.TimeNs
-	a.runs++
-	return c
 }
 
 // Stop ends recording: it closes the last interval, checks that nothing
@@ -838,54 +581,6 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 	}
 	p.averageCounters(tr.Root)
 	return tr, nil
-}
-
-// averageCounters gives every top-level section the average counters of
-// all runs of sections with its name.
-func (p *Profiler) averageCounters(root *tree.Node) {
-	if len(p.sums) == 0 {
-		return
-	}
-	avg := make(map[string]*tree.Counters, len(p.sums))
-	for name, a := range p.sums {
-		avg[name] = &tree.Counters{
-			Instructions: a.inst / uint64(a.runs),
-			Cycles:       a.cyc / uint64(a.runs),
-			LLCMisses:    a.llc / uint64(a.runs),
-			TimeNs:       a.ns / a.runs,
-			Runs:         a.runs,
-		}
-	}
-	for _, c := range root.Children {
-		if c.Kind == tree.KindSec {
-			if a, ok := avg[c.Name]; ok {
-				c.Counters = a
-			}
-		}
-	}
-}
-
-// measureEventCost returns the profiler's own cost per event, in clock
-// ticks: the median, over batches, of the mean interval between
-// consecutive events with no work between them, recorded by the same
-// code path into a scratch profiler that builds no tree.
-func measureEventCost(tsc bool) float64 {
-	const batches, pairs = 31, 100 // 2*pairs < bufLen: no flush
-	s := &Profiler{tsc: tsc}
-	s.owner.Store(gid.G())
-	means := make([]float64, 0, batches)
-	for range batches {
-		s.n = 0
-		s.last = s.now()
-		for range pairs {
-			s.TaskBegin("calibrate")
-			s.TaskEnd()
-		}
-		first, last := s.buf[0].t, s.buf[s.n-1].t
-		means = append(means, float64(last-first)/float64(s.n-1))
-	}
-	s.n = 0
-	return robust.Median(means)
 }
 
 // cpuModel returns the first "model name" of /proc/cpuinfo, or "".
