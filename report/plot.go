@@ -276,40 +276,11 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 	tmax := slices.Max(threads)
 	// The band between the bounds, drawn first so lines lie on top.
 	if len(in.Bounds) > 0 {
-		bs := slices.Clone(in.Bounds)
-		slices.SortFunc(bs, func(a, b analyze.Bound) int { return a.Threads - b.Threads })
-		var up, lo plotter.XYs
-		for _, b := range bs {
-			up = append(up, plotter.XY{X: float64(b.Threads), Y: b.Upper})
-			lo = append(lo, plotter.XY{X: float64(b.Threads), Y: b.Lower})
-		}
-		ring := slices.Clone(up)
-		for i := len(lo) - 1; i >= 0; i-- {
-			ring = append(ring, lo[i])
-		}
-		if len(bs) > 1 {
-			poly, err := plotter.NewPolygon(ring)
-			if err != nil {
-				return fmt.Errorf("speedup plot: %w", err)
-			}
-			poly.Color = boundFill
-			poly.LineStyle.Width = 0
-			p.Add(poly)
-		}
-		ul, err := line(up, boundLine, 1.2)
+		upper, err := addBounds(p, g, in.Bounds)
 		if err != nil {
 			return err
 		}
-		ll, err := line(lo, boundLine, 1.2, vg.Points(2), vg.Points(2))
-		if err != nil {
-			return err
-		}
-		p.Add(ul, ll)
-		g.add("upper bound", ul)
-		g.add("worksharing estimate", ll)
-		for _, pt := range up {
-			ymax = max(ymax, pt.Y)
-		}
+		ymax = max(ymax, upper)
 	}
 	// Threads on a logarithmic axis (1, 2, 4, ... equally apart), so
 	// small counts do not crowd together; linear speedup through every
@@ -325,6 +296,76 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 	}
 	p.Add(lin)
 	g.add("linear", lin)
+	if err := addSeries(p, g, all); err != nil {
+		return err
+	}
+	if len(measured) > 0 {
+		l, sc, err := plotter.NewLinePoints(measured)
+		if err != nil {
+			return fmt.Errorf("speedup plot: %w", err)
+		}
+		l.Color, l.Width = color.Black, vg.Points(2.2)
+		sc.Color, sc.Shape, sc.Radius = color.Black, draw.CrossGlyph{}, vg.Points(4)
+		p.Add(l, sc)
+		label := "measured (vs 1 thread)"
+		if in.Measured.Disturbed {
+			label = "measured, disturbed"
+		}
+		g.add(label, l, sc)
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Min = ticks[0].Value / 1.05
+	p.X.Max = tmax * 1.05
+	p.Y.Max = math.Ceil(ymax*1.08*2) / 2
+	p.X.Tick.Marker = ticks
+	return render(w, p, g, in.Width, in.Height)
+}
+
+// addBounds draws the band between the upper bounds and the worksharing
+// estimates of bounds on p, with their legend entries, and returns the
+// highest upper bound.
+func addBounds(p *plot.Plot, g *legend, bounds []analyze.Bound) (float64, error) {
+	bs := slices.Clone(bounds)
+	slices.SortFunc(bs, func(a, b analyze.Bound) int { return a.Threads - b.Threads })
+	var up, lo plotter.XYs
+	for _, b := range bs {
+		up = append(up, plotter.XY{X: float64(b.Threads), Y: b.Upper})
+		lo = append(lo, plotter.XY{X: float64(b.Threads), Y: b.Lower})
+	}
+	ring := slices.Clone(up)
+	for i := len(lo) - 1; i >= 0; i-- {
+		ring = append(ring, lo[i])
+	}
+	if len(bs) > 1 {
+		poly, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return 0, fmt.Errorf("speedup plot: %w", err)
+		}
+		poly.Color = boundFill
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+	}
+	ul, err := line(up, boundLine, 1.2)
+	if err != nil {
+		return 0, err
+	}
+	ll, err := line(lo, boundLine, 1.2, vg.Points(2), vg.Points(2))
+	if err != nil {
+		return 0, err
+	}
+	p.Add(ul, ll)
+	g.add("upper bound", ul)
+	g.add("worksharing estimate", ll)
+	upper := 0.0
+	for _, pt := range up {
+		upper = max(upper, pt.Y)
+	}
+	return upper, nil
+}
+
+// addSeries draws every predicted series on p: a colour per schedule, a
+// marker per emulator, dashed where the memory model applied.
+func addSeries(p *plot.Plot, g *legend, all []series) error {
 	schedColor := map[string]int{}
 	emuShape := map[string]int{}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
@@ -351,26 +392,7 @@ func SpeedupPlot(w io.Writer, in PlotInput) error {
 		p.Add(l, sc)
 		g.add(s.label(), l, sc)
 	}
-	if len(measured) > 0 {
-		l, sc, err := plotter.NewLinePoints(measured)
-		if err != nil {
-			return fmt.Errorf("speedup plot: %w", err)
-		}
-		l.Color, l.Width = color.Black, vg.Points(2.2)
-		sc.Color, sc.Shape, sc.Radius = color.Black, draw.CrossGlyph{}, vg.Points(4)
-		p.Add(l, sc)
-		label := "measured (vs 1 thread)"
-		if in.Measured.Disturbed {
-			label = "measured, disturbed"
-		}
-		g.add(label, l, sc)
-	}
-	p.X.Scale = plot.LogScale{}
-	p.X.Min = ticks[0].Value / 1.05
-	p.X.Max = tmax * 1.05
-	p.Y.Max = math.Ceil(ymax*1.08*2) / 2
-	p.X.Tick.Marker = ticks
-	return render(w, p, g, in.Width, in.Height)
+	return nil
 }
 
 // FactoredPoint is one thread count of a factored speedup plot

@@ -10,7 +10,7 @@ import (
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/ff"
-	"github.com/parallel-prophet/prophet/examples/kernels"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 )

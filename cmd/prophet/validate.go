@@ -120,24 +120,31 @@ average, a note says the comparison was disturbed.`,
 		if err != nil {
 			return err // validate's errors say "validate:"
 		}
-		if *svg != "" {
-			if err := writeFileAtomic(*svg, rep.WriteSVG); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "scatter plot written to %s\n", *svg)
-		}
-		if *format == "json" {
-			return rep.WriteJSON(e.stdout)
-		}
-		if *rows {
-			if err := rep.WriteRows(e.stdout); err != nil {
-				return err
-			}
-			fmt.Fprintln(e.stdout)
-		}
-		return rep.WriteTable(e.stdout)
+		return writeValidation(e, rep, *svg, *format, *rows)
 	}
 	return c
+}
+
+// writeValidation writes rep: the scatter plot to svg (none when
+// empty), then the report to standard output in format (table or json),
+// with every row before the table when rows is set.
+func writeValidation(e *env, rep *validate.Report, svg, format string, rows bool) error {
+	if svg != "" {
+		if err := writeFileAtomic(svg, rep.WriteSVG); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "scatter plot written to %s\n", svg)
+	}
+	if format == "json" {
+		return rep.WriteJSON(e.stdout)
+	}
+	if rows {
+		if err := rep.WriteRows(e.stdout); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	return rep.WriteTable(e.stdout)
 }
 
 // splitList splits a comma-separated list, dropping empty items.
