@@ -54,204 +54,208 @@ func loop(b *Builder, name string, lens ...int64) {
 	b.EndSec(false, nil)
 }
 
+// compressionCases are TestBuilderCompression's cases: the events a
+// program makes, the compressed tree they must give and its work.
+var compressionCases = []struct {
+	name   string
+	opt    BuildOptions
+	events func(b *Builder)
+	want   string
+	work   int64
+}{
+	{
+		name:   "merge equal tasks",
+		events: func(b *Builder) { loop(b, "s", 100, 100, 100) },
+		want:   "{S(s){T(t)×3{U100}}}",
+		work:   300,
+	},
+	{
+		name:   "merge within tolerance keeps exact sum",
+		events: func(b *Builder) { loop(b, "s", 100, 104, 97, 101) },
+		want:   "{S(s){T(t)×4{U101}}}", // 402/4 = 100.5 rounds to 101
+		work:   404,
+	},
+	{
+		name:   "tolerance exceeded",
+		events: func(b *Builder) { loop(b, "s", 100, 120) },
+		want:   "{S(s){T(t){U100},T(t){U120}}}",
+		work:   220,
+	},
+	{
+		name: "slack merges tiny lengths",
+		opt:  BuildOptions{SlackNs: 10},
+		events: func(b *Builder) {
+			loop(b, "s", 5, 12, 3)
+		},
+		want: "{S(s){T(t)×3{U7}}}", // 20/3
+		work: 21,
+	},
+	{
+		name:   "no compression",
+		opt:    BuildOptions{NoCompress: true},
+		events: func(b *Builder) { loop(b, "s", 100, 100) },
+		want:   "{S(s){T(t){U100},T(t){U100}}}",
+		work:   200,
+	},
+	{
+		name:   "exact tolerance",
+		opt:    BuildOptions{Tolerance: -1},
+		events: func(b *Builder) { loop(b, "s", 100, 100, 101) },
+		want:   "{S(s){T(t)×2{U100},T(t){U101}}}",
+		work:   301,
+	},
+	{
+		name: "shape difference: name",
+		events: func(b *Builder) {
+			b.BeginSec("s")
+			b.BeginTask("a")
+			b.U(100)
+			b.EndTask()
+			b.BeginTask("b")
+			b.U(100)
+			b.EndTask()
+			b.EndSec(false, nil)
+		},
+		want: "{S(s){T(a){U100},T(b){U100}}}",
+		work: 200,
+	},
+	{
+		name: "shape difference: lock id",
+		events: func(b *Builder) {
+			b.BeginSec("s")
+			for _, id := range []int{1, 2} {
+				b.BeginTask("t")
+				b.L(id, 50)
+				b.EndTask()
+			}
+			b.EndSec(false, nil)
+		},
+		want: "{S(s){T(t){L1=50},T(t){L2=50}}}",
+		work: 100,
+	},
+	{
+		name: "shape difference: children",
+		events: func(b *Builder) {
+			b.BeginSec("s")
+			b.BeginTask("t")
+			b.U(100)
+			b.EndTask()
+			b.BeginTask("t")
+			b.U(50)
+			b.L(1, 50)
+			b.EndTask()
+			b.EndSec(false, nil)
+		},
+		want: "{S(s){T(t){U100},T(t){U50,L1=50}}}",
+		work: 200,
+	},
+	{
+		name: "L runs",
+		events: func(b *Builder) {
+			b.BeginSec("s")
+			b.BeginTask("t")
+			b.U(10)
+			for _, l := range []int64{50, 51, 49, 50} {
+				b.L(3, l)
+			}
+			b.L(4, 50)
+			b.U(10)
+			b.EndTask()
+			b.EndSec(false, nil)
+		},
+		want: "{S(s){T(t){U10,L3=50×4,L4=50,U10}}}",
+		work: 270,
+	},
+	{
+		name: "U joins U",
+		events: func(b *Builder) {
+			b.U(10)
+			b.U(20)
+			b.U(0) // ignored
+			b.U(-5)
+		},
+		want: "{U30}",
+		work: 30,
+	},
+	{
+		name: "nested runs merge",
+		events: func(b *Builder) {
+			b.BeginSec("outer")
+			for i := 0; i < 5; i++ {
+				b.BeginTask("o")
+				b.U(10)
+				loop(b, "inner", 100, 101, 99)
+				b.EndTask()
+			}
+			b.EndSec(false, nil)
+		},
+		want: "{S(outer){T(o)×5{U10,S(inner){T(t)×3{U100}}}}}",
+		work: 5 * 310,
+	},
+	{
+		name: "nested counts are shape",
+		events: func(b *Builder) {
+			b.BeginSec("outer")
+			for _, k := range []int{3, 4} {
+				b.BeginTask("o")
+				lens := make([]int64, k)
+				for i := range lens {
+					lens[i] = 100
+				}
+				loop(b, "inner", lens...)
+				b.EndTask()
+			}
+			b.EndSec(false, nil)
+		},
+		want: "{S(outer){T(o){S(inner){T(t)×3{U100}}},T(o){S(inner){T(t)×4{U100}}}}}",
+		work: 700,
+	},
+	{
+		name: "consecutive top-level sections merge",
+		events: func(b *Builder) {
+			loop(b, "s", 100, 100)
+			loop(b, "s", 102, 102)
+			b.U(7)
+		},
+		want: "{S(s)×2{T(t)×2{U101}},U7}",
+		work: 411,
+	},
+	{
+		name: "nowait is shape",
+		events: func(b *Builder) {
+			b.BeginSec("s")
+			b.EndSec(true, nil)
+			b.BeginSec("s")
+			b.EndSec(false, nil)
+		},
+		want: "{S(s)!{},S(s){}}",
+	},
+	{
+		name: "second chance folds a broken run back",
+		events: func(b *Builder) {
+			// 100×4 is a run; 110 breaks it (8 from the merged mean
+			// 102); 100 joins 110 (5 from 105); 300 breaks that run,
+			// whose mean 105 is within 5% of the merged 101.67: it
+			// folds back into the first.
+			loop(b, "s", 100, 100, 100, 100, 110, 100, 300)
+		},
+		want: "{S(s){T(t)×6{U102},T(t){U300}}}",
+		work: 912, // 6·102 + 300; exact 910 up to rounding
+	},
+	{
+		name: "sections at root with tasks in between stay apart",
+		events: func(b *Builder) {
+			loop(b, "a", 100)
+			b.U(5)
+			loop(b, "a", 100)
+		},
+		want: "{S(a){T(t){U100}},U5,S(a){T(t){U100}}}",
+		work: 205,
+	},
+}
+
 func TestBuilderCompression(t *testing.T) {
-	tests := []struct {
-		name   string
-		opt    BuildOptions
-		events func(b *Builder)
-		want   string
-		work   int64
-	}{
-		{
-			name:   "merge equal tasks",
-			events: func(b *Builder) { loop(b, "s", 100, 100, 100) },
-			want:   "{S(s){T(t)×3{U100}}}",
-			work:   300,
-		},
-		{
-			name:   "merge within tolerance keeps exact sum",
-			events: func(b *Builder) { loop(b, "s", 100, 104, 97, 101) },
-			want:   "{S(s){T(t)×4{U101}}}", // 402/4 = 100.5 rounds to 101
-			work:   404,
-		},
-		{
-			name:   "tolerance exceeded",
-			events: func(b *Builder) { loop(b, "s", 100, 120) },
-			want:   "{S(s){T(t){U100},T(t){U120}}}",
-			work:   220,
-		},
-		{
-			name: "slack merges tiny lengths",
-			opt:  BuildOptions{SlackNs: 10},
-			events: func(b *Builder) {
-				loop(b, "s", 5, 12, 3)
-			},
-			want: "{S(s){T(t)×3{U7}}}", // 20/3
-			work: 21,
-		},
-		{
-			name:   "no compression",
-			opt:    BuildOptions{NoCompress: true},
-			events: func(b *Builder) { loop(b, "s", 100, 100) },
-			want:   "{S(s){T(t){U100},T(t){U100}}}",
-			work:   200,
-		},
-		{
-			name:   "exact tolerance",
-			opt:    BuildOptions{Tolerance: -1},
-			events: func(b *Builder) { loop(b, "s", 100, 100, 101) },
-			want:   "{S(s){T(t)×2{U100},T(t){U101}}}",
-			work:   301,
-		},
-		{
-			name: "shape difference: name",
-			events: func(b *Builder) {
-				b.BeginSec("s")
-				b.BeginTask("a")
-				b.U(100)
-				b.EndTask()
-				b.BeginTask("b")
-				b.U(100)
-				b.EndTask()
-				b.EndSec(false, nil)
-			},
-			want: "{S(s){T(a){U100},T(b){U100}}}",
-			work: 200,
-		},
-		{
-			name: "shape difference: lock id",
-			events: func(b *Builder) {
-				b.BeginSec("s")
-				for _, id := range []int{1, 2} {
-					b.BeginTask("t")
-					b.L(id, 50)
-					b.EndTask()
-				}
-				b.EndSec(false, nil)
-			},
-			want: "{S(s){T(t){L1=50},T(t){L2=50}}}",
-			work: 100,
-		},
-		{
-			name: "shape difference: children",
-			events: func(b *Builder) {
-				b.BeginSec("s")
-				b.BeginTask("t")
-				b.U(100)
-				b.EndTask()
-				b.BeginTask("t")
-				b.U(50)
-				b.L(1, 50)
-				b.EndTask()
-				b.EndSec(false, nil)
-			},
-			want: "{S(s){T(t){U100},T(t){U50,L1=50}}}",
-			work: 200,
-		},
-		{
-			name: "L runs",
-			events: func(b *Builder) {
-				b.BeginSec("s")
-				b.BeginTask("t")
-				b.U(10)
-				for _, l := range []int64{50, 51, 49, 50} {
-					b.L(3, l)
-				}
-				b.L(4, 50)
-				b.U(10)
-				b.EndTask()
-				b.EndSec(false, nil)
-			},
-			want: "{S(s){T(t){U10,L3=50×4,L4=50,U10}}}",
-			work: 270,
-		},
-		{
-			name: "U joins U",
-			events: func(b *Builder) {
-				b.U(10)
-				b.U(20)
-				b.U(0) // ignored
-				b.U(-5)
-			},
-			want: "{U30}",
-			work: 30,
-		},
-		{
-			name: "nested runs merge",
-			events: func(b *Builder) {
-				b.BeginSec("outer")
-				for i := 0; i < 5; i++ {
-					b.BeginTask("o")
-					b.U(10)
-					loop(b, "inner", 100, 101, 99)
-					b.EndTask()
-				}
-				b.EndSec(false, nil)
-			},
-			want: "{S(outer){T(o)×5{U10,S(inner){T(t)×3{U100}}}}}",
-			work: 5 * 310,
-		},
-		{
-			name: "nested counts are shape",
-			events: func(b *Builder) {
-				b.BeginSec("outer")
-				for _, k := range []int{3, 4} {
-					b.BeginTask("o")
-					lens := make([]int64, k)
-					for i := range lens {
-						lens[i] = 100
-					}
-					loop(b, "inner", lens...)
-					b.EndTask()
-				}
-				b.EndSec(false, nil)
-			},
-			want: "{S(outer){T(o){S(inner){T(t)×3{U100}}},T(o){S(inner){T(t)×4{U100}}}}}",
-			work: 700,
-		},
-		{
-			name: "consecutive top-level sections merge",
-			events: func(b *Builder) {
-				loop(b, "s", 100, 100)
-				loop(b, "s", 102, 102)
-				b.U(7)
-			},
-			want: "{S(s)×2{T(t)×2{U101}},U7}",
-			work: 411,
-		},
-		{
-			name: "nowait is shape",
-			events: func(b *Builder) {
-				b.BeginSec("s")
-				b.EndSec(true, nil)
-				b.BeginSec("s")
-				b.EndSec(false, nil)
-			},
-			want: "{S(s)!{},S(s){}}",
-		},
-		{
-			name: "second chance folds a broken run back",
-			events: func(b *Builder) {
-				// 100×4 is a run; 110 breaks it (8 from the merged mean
-				// 102); 100 joins 110 (5 from 105); 300 breaks that run,
-				// whose mean 105 is within 5% of the merged 101.67: it
-				// folds back into the first.
-				loop(b, "s", 100, 100, 100, 100, 110, 100, 300)
-			},
-			want: "{S(s){T(t)×6{U102},T(t){U300}}}",
-			work: 912, // 6·102 + 300; exact 910 up to rounding
-		},
-		{
-			name: "sections at root with tasks in between stay apart",
-			events: func(b *Builder) {
-				loop(b, "a", 100)
-				b.U(5)
-				loop(b, "a", 100)
-			},
-			want: "{S(a){T(t){U100}},U5,S(a){T(t){U100}}}",
-			work: 205,
-		},
-	}
+	tests := compressionCases
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewBuilder(tc.opt)
