@@ -144,10 +144,8 @@
 //     every waiter: a contended loop whose requests come just after
 //     each release runs collision-free in an emulation without noise
 //     forever, while a real run is thrown into a convoy of hand-offs by
-//     its first hiccup in a hold (measured: a Test1 sample with 35% of
-//     every 230 µs iteration under one lock and 4 µs of slack ran
-//     collision-free in 5 runs of 8, and in 3 fell into convoys of 100 µs
-//     waits after one hold took 116 µs instead of 80). So every lock hold
+//     its first hiccup in a hold (docs/measurements.md has a sample that
+//     does so in three runs of eight). So every lock hold
 //     is scaled down by the noise's mean share and then gets the hiccups
 //     that fall in it, one per 1/NoiseHz seconds of hold time counted
 //     over the run, their lengths successive quantiles of the log-normal
@@ -161,7 +159,7 @@
 // touching the heap (state.walk); only interaction points that other
 // goroutines could see first (a lock request, fork, chunk fetch, spawn,
 // join or end at a time when another event is pending earlier) go
-// through it. The heap (heap.go) holds small events without pointers and
+// through it. The heap (events.go) holds small events without pointers and
 // is driven without interface calls; a goroutine that ends or blocks
 // hands its heap slot to the goroutine its core starts next.
 //
