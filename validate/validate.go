@@ -11,10 +11,10 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
-	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"

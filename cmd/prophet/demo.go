@@ -14,10 +14,10 @@ import (
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
-	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
