@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/hodgesds/perf-utils v0.7.0
 	github.com/spf13/pflag v1.0.10
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0

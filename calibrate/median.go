@@ -59,7 +59,7 @@ func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 // that none is missing).
 func overheadFields(o *machine.Overheads) []*float64 {
 	return []*float64{
-		&o.ForkNs, &o.JoinNs, &o.ChunkNs, &o.SpawnNs,
+		&o.ForkNs, &o.JoinNs, &o.ChunkNs, &o.SpawnNs, &o.ChanSendNs, &o.ChanRecvNs,
 		&o.LockNs, &o.LockHandoffNs, &o.LockWakeNs, &o.LockSwitchNs, &o.LockSpinNs, &o.LockSpinRampNs,
 		&o.WakeP50Ns, &o.WakeP90Ns, &o.RunnextNs,
 		&o.NoiseHz, &o.NoiseP50Ns, &o.NoiseP90Ns,

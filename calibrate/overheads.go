@@ -59,6 +59,11 @@ const (
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
 //     run them (spawnOnce; the mean of 7 such spawns, since the rare
 //     slow go statement costs a real spawn loop too);
+//   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
+//     channel with room for them; ChanRecvNs: the time per receive of
+//     a pool of t goroutines draining that channel with an empty body
+//     (par's pool schedule: wall time × t / receives); each the best
+//     of three;
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
 //     200 µs to the parked waiter returning from Lock (90th percentile,
@@ -89,11 +94,11 @@ const (
 //     between two reads is a hiccup (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the nine measurements. With GOMAXPROCS = 1 there is no other core to
+// the ten measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 9
+	const total = 10
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -103,6 +108,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 		{"fork and join", func(ctx context.Context) (err error) { ov.ForkNs, ov.JoinNs, err = measureForkJoin(ctx, t); return }},
 		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx, t); return }},
 		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
+		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
 		{"lock hand-off", func(ctx context.Context) (err error) {
 			ov.LockHandoffNs, ov.LockWakeNs, err = measureHandoff(ctx)
@@ -201,6 +207,54 @@ func measureChunk(ctx context.Context, t int) (float64, error) {
 		best = min(best, chunkLoop(chunkIters, t))
 	}
 	return float64(best) * float64(t) / chunkIters, nil
+}
+
+// chanIters is how many indices a channel measurement sends and
+// receives.
+const chanIters = 100_000
+
+// measureChan returns the time per send into a buffered channel by one
+// goroutine and the time per receive of t goroutines draining it at
+// once, each the best of three rounds (see MeasureOverheads).
+func measureChan(ctx context.Context, t int) (sendNs, recvNs float64, err error) {
+	bestSend, bestRecv := time.Duration(1<<63-1), time.Duration(1<<63-1)
+	spin.Team(t, spin.WarmNs)
+	for r := 0; r < 3; r++ {
+		if ctx.Err() != nil {
+			return 0, 0, ctx.Err()
+		}
+		s, rv := chanOnce(chanIters, t)
+		bestSend, bestRecv = min(bestSend, s), min(bestRecv, rv)
+	}
+	return float64(bestSend) / chanIters, float64(bestRecv) * float64(t) / chanIters, nil
+}
+
+// chanOnce fills a buffered channel with n indices and drains it with t
+// goroutines, and returns how long the sends and the draining took.
+func chanOnce(n, t int) (send, recv time.Duration) {
+	jobs := make(chan int, n)
+	start := clock.Now()
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	send = time.Duration(clock.Now() - start)
+	var wg sync.WaitGroup
+	var sink atomic.Int64
+	start = clock.Now()
+	wg.Add(t)
+	for w := 0; w < t; w++ {
+		go func() {
+			defer wg.Done()
+			var k int64
+			for i := range jobs {
+				k += int64(i)
+			}
+			sink.Add(k)
+		}()
+	}
+	wg.Wait()
+	return send, time.Duration(clock.Now() - start)
 }
 
 // spawnOnce starts n goroutines that each spin task ns, as par.For's

@@ -213,9 +213,9 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 func jobCost(j sweepJob) float64 {
 	w := 1.0
 	switch j.s.Policy {
-	case par.Spawn:
+	case par.Spawn, par.Errgroup:
 		w = 2
-	case par.Dynamic, par.Guided:
+	case par.Dynamic, par.Guided, par.Pool:
 		w = 1.5
 	}
 	return w * float64(j.th)

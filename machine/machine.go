@@ -62,6 +62,15 @@ type Overheads struct {
 	ChunkNs float64 `json:"chunk_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
+	// ChanSendNs is the cost of one send into a buffered channel with
+	// room, by one goroutine (a worker pool's caller filling the
+	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
+	// worker of a pool pays per task received when all of the team's
+	// workers receive from the one channel at once: the channel's lock
+	// and cache line contended. Load gives a profile saved before
+	// prophet measured them Default's; zero charges nothing.
+	ChanSendNs float64 `json:"chan_send_ns,omitempty"`
+	ChanRecvNs float64 `json:"chan_recv_ns,omitempty"`
 	// LockNs is the cost of acquiring and releasing an uncontended
 	// mutex; LockHandoffNs the typical delay before a goroutine that
 	// parked waiting for a contended lock, its thread asleep, runs again
@@ -204,6 +213,8 @@ func Default() Profile {
 			JoinNs:         8000,
 			ChunkNs:        17,
 			SpawnNs:        420,
+			ChanSendNs:     12,
+			ChanRecvNs:     40,
 			LockNs:         12,
 			LockHandoffNs:  101000,
 			LockWakeNs:     9000,
@@ -248,6 +259,11 @@ func Load(path string) (Profile, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return Profile{}, fmt.Errorf("reading machine profile %s: out of range: %w", path, err)
+	}
+	if o := &p.Overheads; o.ChanSendNs == 0 && o.ChanRecvNs == 0 {
+		// Saved before channel costs were measured.
+		d := Default().Overheads
+		o.ChanSendNs, o.ChanRecvNs = d.ChanSendNs, d.ChanRecvNs
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/fpu"
+	"golang.org/x/sync/errgroup"
 )
 
 // For runs body(i) for every i in [0, n) exactly once, in parallel as
@@ -17,7 +18,11 @@ import (
 // Dynamic hands the next Chunk iterations to the first free worker;
 // Guided hands the first free worker GuidedChunk(remaining, team size)
 // iterations. For Spawn, one goroutine is started per iteration and
-// threads is not used: the number of cores is runtime.GOMAXPROCS.
+// threads is not used: the number of cores is runtime.GOMAXPROCS. For
+// Pool, the caller fills a buffered channel with the n indices, threads
+// new goroutines drain it and the caller waits (it is no worker). For
+// Errgroup, one goroutine is started per iteration through an
+// errgroup.Group limited to threads goroutines at once.
 //
 // threads < 1 is treated as 1 (the loop runs on the calling goroutine);
 // a Chunk < 1 is treated as 1; n ≤ 0 runs nothing. body may call For
@@ -35,7 +40,8 @@ func For(n, threads int, s Schedule, body func(i int)) {
 }
 
 // ForWorker is For with the worker index (0 ≤ worker < team size) passed
-// to body, for per-worker accumulators. For Spawn, worker = i.
+// to body, for per-worker accumulators. For Spawn and Errgroup, worker =
+// i.
 func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 	if n <= 0 {
 		return
@@ -43,8 +49,15 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 	if threads < 1 {
 		threads = 1
 	}
-	if s.Policy == Spawn {
+	switch s.Policy {
+	case Spawn:
 		spawn(n, body)
+		return
+	case Pool:
+		pool(n, min(threads, n), body)
+		return
+	case Errgroup:
+		limited(n, threads, body)
 		return
 	}
 	t := min(threads, n)
@@ -167,6 +180,76 @@ func spawn(n int, body func(worker, i int)) {
 	}
 	wg.Wait()
 	fpu.ClearUpper() // the caller may have resumed on another thread
+	if caught {
+		panic(panicky)
+	}
+}
+
+// pool runs body for every index in [0, n) on t new goroutines that
+// drain a buffered channel the caller has filled with the indices, as
+// the worker-pool idiom does; the caller waits for them. A panic in any
+// worker is re-raised on the caller once all have finished.
+func pool(n, t int, body func(worker, i int)) {
+	jobs := make(chan int, n)
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	var (
+		wg      sync.WaitGroup
+		once    sync.Once
+		panicky any
+		caught  bool
+	)
+	wg.Add(t)
+	for w := 0; w < t; w++ {
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicky, caught = r, true })
+				}
+			}()
+			fpu.ClearUpper()
+			for i := range jobs {
+				body(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	fpu.ClearUpper() // the caller may have resumed on another thread
+	if caught {
+		panic(panicky)
+	}
+}
+
+// limited runs body(i, i) for every i in [0, n) on a goroutine of its own
+// through an errgroup.Group limited to t goroutines at once: the caller
+// blocks in Go while t are running. A panic in any of them is re-raised
+// on the caller once all have finished (errgroup itself does not carry
+// panics).
+func limited(n, t int, body func(worker, i int)) {
+	var (
+		g       errgroup.Group
+		once    sync.Once
+		panicky any
+		caught  bool
+	)
+	g.SetLimit(t)
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicky, caught = r, true })
+				}
+			}()
+			fpu.ClearUpper()
+			body(i, i)
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines return no errors
+	fpu.ClearUpper()
 	if caught {
 		panic(panicky)
 	}

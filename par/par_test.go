@@ -3,8 +3,10 @@ package par
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var testSchedules = []Schedule{
@@ -16,6 +18,8 @@ var testSchedules = []Schedule{
 	{Policy: Guided, Chunk: 1},
 	{Policy: Guided, Chunk: 3},
 	{Policy: Spawn},
+	{Policy: Pool},
+	{Policy: Errgroup},
 	{Policy: Dynamic, Chunk: 0}, // chunk < 1 is treated as 1
 }
 
@@ -76,9 +80,9 @@ func TestForEveryIndexOnce(t *testing.T) {
 							t.Errorf("index %d never ran", i)
 						case w == -2:
 							t.Errorf("index %d ran more than once", i)
-						case s.Policy == Spawn && w != i:
-							t.Errorf("spawn: index %d ran with worker %d, want worker = index", i, w)
-						case s.Policy != Spawn && w >= teamSize(n, threads):
+						case s.PerTask() && w != i:
+							t.Errorf("%v: index %d ran with worker %d, want worker = index", s, i, w)
+						case !s.PerTask() && w >= teamSize(n, threads):
 							t.Errorf("index %d ran on worker %d, team has %d", i, w, teamSize(n, threads))
 						}
 					}
@@ -250,7 +254,7 @@ func TestForCallerIsWorkerZero(t *testing.T) {
 }
 
 func TestPanicReachesCaller(t *testing.T) {
-	for _, s := range []Schedule{{Policy: Static}, {Policy: Dynamic, Chunk: 1}, {Policy: Spawn}} {
+	for _, s := range []Schedule{{Policy: Static}, {Policy: Dynamic, Chunk: 1}, {Policy: Spawn}, {Policy: Pool}, {Policy: Errgroup}} {
 		t.Run(s.String(), func(t *testing.T) {
 			var ran atomic.Int32
 			defer func() {
@@ -275,5 +279,59 @@ func TestDo(t *testing.T) {
 	Do()
 	if a.Load() != 1 || b.Load() != 1 || c.Load() != 1 {
 		t.Errorf("Do ran %d %d %d times, want 1 each", a.Load(), b.Load(), c.Load())
+	}
+}
+
+// TestLimits checks that Pool runs on at most threads goroutines and
+// Errgroup has at most threads running at once.
+func TestLimits(t *testing.T) {
+	for _, s := range []Schedule{{Policy: Pool}, {Policy: Errgroup}} {
+		for _, threads := range []int{1, 2, 3} {
+			var running, most atomic.Int32
+			For(200, threads, s, func(int) {
+				r := running.Add(1)
+				for {
+					m := most.Load()
+					if r <= m || most.CompareAndSwap(m, r) {
+						break
+					}
+				}
+				time.Sleep(10 * time.Microsecond)
+				running.Add(-1)
+			})
+			if m := most.Load(); m > int32(threads) {
+				t.Errorf("%v, %d threads: %d bodies ran at once", s, threads, m)
+			}
+		}
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{"static", "static", ""},
+		{"Static:4", "static:4", ""},
+		{"dynamic", "dynamic:1", ""},
+		{"guided:2", "guided:2", ""},
+		{" spawn ", "spawn", ""},
+		{"pool", "pool", ""},
+		{"errgroup", "errgroup", ""},
+		{"pool:2", "", "pool takes no chunk size"},
+		{"errgroup:1", "", "errgroup takes no chunk size"},
+		{"dynamic:0", "", "chunk size must be"},
+		{"openmp", "", "unknown schedule"},
+	}
+	for _, tc := range tests {
+		s, err := ParseSchedule(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseSchedule(%q): error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || s.String() != tc.want {
+			t.Errorf("ParseSchedule(%q) = %v, %v; want %s", tc.in, s, err, tc.want)
+		}
 	}
 }

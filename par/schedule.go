@@ -10,8 +10,9 @@ import (
 type Policy uint8
 
 // The scheduling policies. Static, StaticChunk, Dynamic and Guided follow
-// OpenMP's schedule clause; Spawn is the Go paradigm of one goroutine per
-// task.
+// OpenMP's schedule clause; Spawn, Pool and Errgroup are Go's own idioms:
+// one goroutine per task, a worker pool draining a channel, and a
+// goroutine per task with a limit on how many run at once.
 const (
 	// Static splits the n iterations into t nearly equal contiguous
 	// blocks, block i to thread i (OpenMP schedule(static)).
@@ -28,6 +29,15 @@ const (
 	// Spawn starts one goroutine per iteration and waits for all of
 	// them; the Go scheduler runs them on t cores.
 	Spawn
+	// Pool is the worker-pool idiom: the caller sends every iteration's
+	// index into a buffered channel and closes it, t goroutines drain
+	// it (a channel receive per iteration), and the caller waits for
+	// them.
+	Pool
+	// Errgroup starts one goroutine per iteration with at most t
+	// running at once, the caller blocking while t are busy: an
+	// errgroup.Group with SetLimit(t) (golang.org/x/sync/errgroup).
+	Errgroup
 )
 
 // Schedule is a policy with its chunk size.
@@ -39,7 +49,8 @@ type Schedule struct {
 }
 
 // String returns the schedule in the form ParseSchedule reads:
-// "static", "static:4", "dynamic:1", "guided:2" or "spawn".
+// "static", "static:4", "dynamic:1", "guided:2", "spawn", "pool" or
+// "errgroup".
 func (s Schedule) String() string {
 	switch s.Policy {
 	case Static:
@@ -52,13 +63,17 @@ func (s Schedule) String() string {
 		return "guided:" + strconv.Itoa(s.Chunk)
 	case Spawn:
 		return "spawn"
+	case Pool:
+		return "pool"
+	case Errgroup:
+		return "errgroup"
 	}
 	return fmt.Sprintf("Policy(%d)", s.Policy)
 }
 
 // ParseSchedule reads a schedule written as "static", "static:C",
-// "dynamic[:C]", "guided[:C]" or "spawn" (C ≥ 1; dynamic and guided
-// default to C = 1).
+// "dynamic[:C]", "guided[:C]", "spawn", "pool" or "errgroup" (C ≥ 1;
+// dynamic and guided default to C = 1).
 func ParseSchedule(s string) (Schedule, error) {
 	name, chunkText, hasChunk := strings.Cut(strings.TrimSpace(strings.ToLower(s)), ":")
 	chunk := 1
@@ -79,13 +94,13 @@ func ParseSchedule(s string) (Schedule, error) {
 		return Schedule{Policy: Dynamic, Chunk: chunk}, nil
 	case "guided":
 		return Schedule{Policy: Guided, Chunk: chunk}, nil
-	case "spawn":
+	case "spawn", "pool", "errgroup":
 		if hasChunk {
-			return Schedule{}, fmt.Errorf("schedule %q: spawn takes no chunk size", s)
+			return Schedule{}, fmt.Errorf("schedule %q: %s takes no chunk size", s, name)
 		}
-		return Schedule{Policy: Spawn}, nil
+		return Schedule{Policy: map[string]Policy{"spawn": Spawn, "pool": Pool, "errgroup": Errgroup}[name]}, nil
 	}
-	return Schedule{}, fmt.Errorf("unknown schedule %q (want static, static:C, dynamic:C, guided:C or spawn)", s)
+	return Schedule{}, fmt.Errorf("unknown schedule %q (want static, static:C, dynamic:C, guided:C, spawn, pool or errgroup)", s)
 }
 
 // ParseSchedules reads a comma-separated list of schedules.
@@ -142,6 +157,10 @@ func (s Schedule) StaticChunks(n, threads int, fn func(worker, lo, hi int)) {
 		panic("par: StaticChunks called for non-static schedule " + s.String())
 	}
 }
+
+// PerTask reports whether s runs every iteration on a goroutine of its
+// own (Spawn, Errgroup) rather than on a team of workers.
+func (s Schedule) PerTask() bool { return s.Policy == Spawn || s.Policy == Errgroup }
 
 // GuidedChunk returns the size of the next guided chunk when remaining
 // iterations are left for threads threads: max(C, ceil(remaining/threads)),

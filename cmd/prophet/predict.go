@@ -40,7 +40,7 @@ func (p *predictFlags) register(c *command, fs interface {
 	Float64Var(*float64, string, float64, string)
 }) {
 	fs.StringVar(&p.threads, "threads", "1,2,4,8,16", "thread counts to predict (comma-separated; ranges like 1-8 allowed)")
-	fs.StringVar(&p.schedules, "schedule", "static,static:1,dynamic:1,guided:1,spawn", "schedules: static, static:C, dynamic:C, guided:C, spawn")
+	fs.StringVar(&p.schedules, "schedule", "static,static:1,dynamic:1,guided:1,spawn", "schedules: static, static:C, dynamic:C, guided:C, spawn (a goroutine per task), pool (a worker pool draining a channel), errgroup (a goroutine per task, at most one per thread at once)")
 	fs.StringVar(&p.emulators, "emulator", "ff", "emulators: ff (fast-forward, any thread count), syn (real goroutines, up to this machine's cores)")
 	fs.StringVar(&p.memory, "memory", "auto", "memory model: auto (when the profile has counters and a machine profile is found), on, off")
 	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
@@ -275,9 +275,18 @@ this machine, up to its core count. Burden factors from the memory model
 stretch computation when the profile has hardware counters and a machine
 profile is available.
 
+Schedules: static, static:C, dynamic:C and guided:C are OpenMP's, as package
+par runs them (a team of one worker per thread; the caller is worker 0).
+spawn starts a goroutine per task (go f(i) in a loop, then wg.Wait). pool is
+the worker-pool idiom: the caller fills a buffered channel with the task
+indices and one goroutine per thread drains it (for i := range jobs). errgroup
+is golang.org/x/sync/errgroup with SetLimit(threads): a goroutine per task,
+the caller blocking in Go while that many run.
+
 Examples:
   prophet predict lu.ppt
   prophet predict lu.ppt --threads 1-16 --schedule static:1,dynamic:1 --format csv
+  prophet predict lu.ppt --schedule dynamic:1,pool,errgroup
   prophet predict lu.ppt --emulator ff,syn --threads 1,2
   prophet predict lu.ppt --timeline lu-trace.json --plot lu.svg`,
 	}

@@ -50,7 +50,7 @@ average, a note says the comparison was disturbed.`,
 		test := fs.String("test", "", "test1, test2, or both when empty")
 		samples := fs.Int("samples", 30, "samples per test")
 		threads := fs.String("threads", "2", "thread counts")
-		scheds := fs.String("schedule", "static,static:1,dynamic:1", "schedules")
+		scheds := fs.String("schedule", "static,static:1,dynamic:1", "schedules (also guided:C, spawn, pool, errgroup; see prophet predict --help)")
 		emus := fs.String("emulator", "ff,syn", "emulators to check")
 		seed := fs.Uint64("seed", 1, "seed the samples are drawn from")
 		repeats := fs.Int("repeats", 5, "real runs per measurement (the median counts)")

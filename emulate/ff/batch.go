@@ -142,7 +142,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 		return false
 	}
 	info, tm := f.info, f.team
-	cs := s.rule.sharedChunk()
+	cs := s.fetchC
 	if cs == 0 || tm.k < 2 || info.dense || s.spans != nil || !s.gridBurden || tm.next >= info.n {
 		return false
 	}
@@ -152,7 +152,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	if !r.oneL || jmax < 1 {
 		return false
 	}
-	lockNs, chunkNs := s.ov.LockNs, s.ov.ChunkNs
+	lockNs, chunkNs := s.ov.LockNs, s.fetchNs
 	c := g.clock
 	a, l := s.scaled(r.preL), s.held(lr)
 	p := a + lockNs + l + s.scaled(r.postL)
@@ -216,11 +216,11 @@ func (s *state) scaled(x int64) float64 { return float64(x) * s.burden }
 // It needs every time on the grid, as state.batch does, and reports
 // whether it spawned any.
 func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
-	if s.stepwise || s.spans != nil || len(s.idle) > 0 {
+	if s.stepwise || s.spans != nil || len(s.idle) > 0 || s.spawnLimit > 0 {
 		return false
 	}
 	m := s.p.kids(f.node)[f.i].count() - f.rep
-	spawnNs := s.ov.SpawnNs
+	spawnNs := s.spawnNs
 	c := g.clock
 	if m < 2 || !isInt(c) || !isInt(spawnNs) || c < s.now || c+float64(m)*spawnNs >= maxExact {
 		return false

@@ -300,7 +300,7 @@ func (s *state) exit(g *gor) {
 	s.freeG(g)
 	if tm != nil {
 		tm.pending--
-		if tm.pending == 0 && tm.waiter != nil {
+		if tm.waiter != nil && tm.pending <= tm.waitAt {
 			w := tm.waiter
 			tm.waiter = nil
 			// The waiter runs next on this core (Go readies it into

@@ -19,9 +19,20 @@
 //     waits at the end for the others (the implicit barrier) unless the
 //     section is nowait. A team of one runs the loop inline: no fork,
 //     join or chunk costs.
+//   - pool (Go's worker pool): a worksharing team whose workers take one
+//     task at a time, as from a buffered channel: the encountering
+//     goroutine first sends every task's index (ChanSendNs each), and
+//     every receive costs ChanRecvNs (a lone worker's too).
 //   - spawn: the goroutine that reaches the section starts one goroutine
 //     per task, in order (the section's own U nodes run between the
 //     spawns, where they were), then waits for all of them.
+//   - errgroup (errgroup.Group with SetLimit(t)): spawn, each spawn also
+//     taking the group's semaphore (ChanSendNs), with at most t spawned
+//     goroutines running: the spawner waits for a slot, and the first
+//     to end hands it its core.
+//
+// The schedules live in schedule.go, one type each behind one
+// interface; the engine (engine.go) knows them only through it.
 //   - Cores are shared greedily, as Go's scheduler does: an idle core runs
 //     any runnable goroutine; a goroutine blocked at a join or waiting for
 //     a lock frees its core (Go parks it); runnable goroutines wait in one

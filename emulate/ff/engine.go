@@ -39,9 +39,19 @@ import (
 
 // state is one emulation of one section run.
 type state struct {
-	t      int
-	rule   schedule
-	burden float64
+	t    int
+	rule schedule
+	// What the schedule says, resolved for this run's overheads and
+	// thread count: whether tasks are goroutines of their own, what a
+	// spawn costs and how many may run at once (0: no limit), and the
+	// size and cost of a fetch from a team's shared counter (fetchC 0:
+	// the schedule has none the closed forms can use).
+	perTask    bool
+	spawnNs    float64
+	spawnLimit int
+	fetchC     int64
+	fetchNs    float64
+	burden     float64
 	// gridBurden is set when burden is a multiple of 1/gridScale (as
 	// Emulator rounds it): then a whole-nanosecond length times burden
 	// is on the grid, and the closed forms hold (see batch).
@@ -175,6 +185,8 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
 	}
+	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
+	s.fetchC, s.fetchNs = rule.shared(&s.ov)
 	s.resetNoise(ov)
 }
 
@@ -226,8 +238,8 @@ func emulateOnce(s *state, p *prog, threads int, rule schedule, burden float64, 
 		switch ev.kind {
 		case evG:
 			if s.lsCool <= 0 {
-				if s.rule.spawns() {
-					if s.lockstepSpawn() {
+				if s.perTask {
+					if s.spawnLimit == 0 && s.lockstepSpawn() {
 						continue
 					}
 				} else if len(s.h) > 1 && (s.lockstep() || s.lockstepPure()) {
@@ -332,6 +344,10 @@ func (s *state) run(g *gor) (float64, bool) {
 		if !s.retry(g) {
 			return 0, false
 		}
+	case resSlot:
+		// A slot for its next spawn came free (see stepSec): nothing
+		// to charge.
+		g.resume = resNone
 	case resDebt:
 		g.resume = resNone
 		if s.spans != nil {

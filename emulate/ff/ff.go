@@ -112,7 +112,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // size (TestWakeRounding: 0.003% on average, 0.6% at most, on a tree of
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockSwitchNs, &ov.RunnextNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockSwitchNs, &ov.RunnextNs} {
 		*x = onGrid(*x)
 	}
 	return ov
@@ -148,10 +148,11 @@ type charges struct {
 
 // charges returns the charges for ov: the wake-up latency samples and
 // the overheads, both rounded to the grid unless e.exactGrid. The costs
-// of fork, join, chunk, spawn and lock that are not positive are 0, so
+// of fork, join, chunk, spawn, channel and lock that are not positive
+// are 0, so
 // the engine adds them as they are.
 func (e *Emulator) charges(ov machine.Overheads) charges {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.LockNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.SpawnNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs} {
 		if !(*x > 0) {
 			*x = 0
 		}

@@ -32,7 +32,7 @@ func rule(t testing.TB, s string) schedule {
 	return r
 }
 
-var allSchedules = []string{"static", "static:1", "static:3", "dynamic:1", "dynamic:2", "guided:1", "guided:2", "spawn"}
+var allSchedules = []string{"static", "static:1", "static:3", "dynamic:1", "dynamic:2", "guided:1", "guided:2", "spawn", "pool", "errgroup"}
 
 // emu runs one section with e (nil: New()) and returns its parallel time.
 func emu(t testing.TB, e *Emulator, sec *tree.Node, threads int, s string, ov machine.Overheads) float64 {

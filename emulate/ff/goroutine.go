@@ -66,6 +66,9 @@ const (
 	// resRetry: g was woken by an Unlock in normal mode (see release)
 	// and tries the lock again when it runs.
 	resRetry
+	// resSlot: g, a spawner waiting for one of a limited number of
+	// slots (errgroup's SetLimit), got one.
+	resSlot
 	// resDebt: g yielded its core in the middle of its work (see
 	// yieldTo); g.debt of it is left to run when it gets a core again.
 	resDebt
@@ -123,7 +126,11 @@ type team struct {
 	info    *secInfo
 	k       int // workers (worksharing)
 	pending int // goroutines other than the encountering one still running
+	// waiter is the goroutine waiting until no more than waitAt
+	// members run: 0 at the join, fewer than the limit for a spawner
+	// waiting for a slot (see stepSec).
 	waiter  *gor
+	waitAt  int
 	spawned int   // spawn: goroutines spawned
 	next    int64 // dynamic, guided: next task index
 	cur     cursor

@@ -123,7 +123,7 @@ func (s *state) lockstep() bool {
 	}
 	shape, tm := top0.run, wf0.team
 	dyn := false
-	if c := s.rule.sharedChunk(); c > 0 {
+	if c := s.fetchC; c > 0 {
 		// Chunks fetched one task at a time interleave with the
 		// tasks in rounds; larger ones do not.
 		if c != 1 {
@@ -133,7 +133,7 @@ func (s *state) lockstep() bool {
 	}
 	lockNs, chunkNs := s.ov.LockNs, 0.0
 	if dyn {
-		chunkNs = s.ov.ChunkNs
+		chunkNs = s.fetchNs
 	}
 	lr := s.scaled(shape.lenL)
 	hold := lockNs + s.held(lr)
@@ -467,7 +467,7 @@ func pureShape(g *gor, t float64) (*frame, bool) {
 // lockstepPure advances the workers of a team in pure rounds by as many
 // rounds as it can (see above) and reports whether it did.
 func (s *state) lockstepPure() bool {
-	if s.spans != nil || s.stepwise || !s.gridBurden || s.rule.sharedChunk() == 0 ||
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.fetchC == 0 ||
 		s.h[0].kind != evG || !isInt(s.h[0].t) {
 		return false
 	}
@@ -480,8 +480,8 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	r := &tm.info.runs[tm.cur.run]
-	cs := s.rule.sharedChunk()
-	chunkNs := s.ov.ChunkNs
+	cs := s.fetchC
+	chunkNs := s.fetchNs
 	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {

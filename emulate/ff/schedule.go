@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -21,7 +22,7 @@ func (s *state) stepSec(g *gor, top int) step {
 		tm.sec = f.node
 		tm.info = s.info(f.node, &tm.own)
 		f.info, f.team = tm.info, tm
-		if s.rule.spawns() {
+		if s.perTask {
 			f.phase = phSpawn
 			return stCont
 		}
@@ -31,8 +32,8 @@ func (s *state) stepSec(g *gor, top int) step {
 	case phFork:
 		info := f.info
 		k := int(min(int64(s.t), info.n))
-		if k > 1 {
-			if !s.pay(g, f, &s.nFork, s.ov.ForkNs, "fork") {
+		if d := s.rule.forkNs(&s.ov, info.n, k); d > 0 || k > 1 {
+			if !s.pay(g, f, &s.nFork, d, "fork") {
 				return stYield
 			}
 		}
@@ -62,7 +63,7 @@ func (s *state) stepSec(g *gor, top int) step {
 			s.overhead(g, s.ov.JoinNs, "join", f.node)
 			return stCont
 		}
-		tm.waiter = g
+		tm.waiter, tm.waitAt = g, 0
 		g.resume = resJoin
 		s.leave(g, emulate.SpanIdle)
 		return stBlock
@@ -103,7 +104,19 @@ func (s *state) stepSec(g *gor, top int) step {
 					}
 					continue
 				}
-				if !s.pay(g, f, &s.nSpawn, s.ov.SpawnNs, "spawn") {
+				if !f.charged && s.spawnLimit > 0 {
+					// At most spawnLimit running: wait for a slot.
+					if !s.at(g) {
+						return stYield
+					}
+					if tm.pending >= s.spawnLimit {
+						tm.waiter, tm.waitAt = g, s.spawnLimit-1
+						g.resume = resSlot
+						s.leave(g, emulate.SpanIdle)
+						return stBlock
+					}
+				}
+				if !s.pay(g, f, &s.nSpawn, s.spawnNs, "spawn") {
 					return stYield
 				}
 				tm.spawned++
@@ -207,20 +220,26 @@ func (s *state) stepWorker(g *gor, top int) step {
 
 // A schedule says how a section's tasks reach the goroutines that run
 // them. The engine knows schedules only through this interface:
-// stepSec forks a team of workers (or, for a spawning schedule, spawns a
-// goroutine per task) and joins it, the same for every schedule;
-// assign and next hand each worker its chunks and charge what taking
-// one costs. ownedChunk and sharedChunk describe the schedule to the
-// closed forms (batch.go, lockstep.go), which take many chunks at once
-// where the schedule's shape allows; a schedule that returns 0 from both
-// gets the shortcuts that hold for every schedule (within one chunk) and
-// is otherwise emulated step by step. Adding a schedule is a type here
-// and a case in newSchedule.
+// stepSec forks a team of workers and joins it, or, for a schedule whose
+// tasks are goroutines of their own, spawns them and joins them, the
+// same for every schedule; forkNs, spawning, assign and next say what
+// differs. shared and ownedChunk describe the schedule to the closed
+// forms (batch.go, lockstep.go), which take many chunks at once where
+// the schedule's shape allows; a schedule that gives no chunk size from
+// either gets the shortcuts that hold for every schedule (within one
+// chunk) and is otherwise emulated step by step. Adding a schedule is a
+// type here and a case in newSchedule.
 type schedule interface {
-	// spawns reports whether every task is a goroutine of its own,
-	// spawned by the goroutine that encounters the section, rather
-	// than a team of workers sharing the tasks out.
-	spawns() bool
+	// spawning says whether every task is a goroutine of its own,
+	// spawned by the goroutine that encounters the section, rather than
+	// a team of workers sharing the tasks out; if so, what each spawn
+	// costs the spawner, and how many tasks may run at once on t
+	// threads (0: no limit; the spawner waits for a slot).
+	spawning(ov *machine.Overheads, t int) (perTask bool, spawnNs float64, limit int)
+	// forkNs is what the encountering goroutine pays before a team of k
+	// workers for n tasks starts: ForkNs for starting them (k > 1), and
+	// whatever else the schedule's setup costs.
+	forkNs(ov *machine.Overheads, n int64, k int) float64
 	// assign says where worker w of a team of k starts on the n tasks
 	// of info as the team forks: the tasks it owns from the start
 	// (left of them, from cur on) and, for a schedule whose workers own
@@ -236,10 +255,11 @@ type schedule interface {
 	// C tasks every k·C tasks (static:C), so that the closed forms can
 	// look past its current chunk; 0 otherwise.
 	ownedChunk() int64
-	// sharedChunk is C when workers take chunks of C tasks from the
-	// team's shared counter, each fetch charged ChunkNs (dynamic:C), so
-	// that the closed forms can take many fetches at once; 0 otherwise.
-	sharedChunk() int64
+	// shared is C, and the cost of one fetch, when workers take chunks
+	// of C tasks from the team's shared counter, each fetch charged
+	// (dynamic:C, pool), so that the closed forms can take many
+	// fetches at once; C is 0 otherwise.
+	shared(ov *machine.Overheads) (c int64, fetchNs float64)
 }
 
 // took is what a schedule's next did.
@@ -258,6 +278,10 @@ func newSchedule(sc par.Schedule) (schedule, error) {
 		return static{}, nil
 	case par.Spawn:
 		return spawn{}, nil
+	case par.Pool:
+		return pool{}, nil
+	case par.Errgroup:
+		return errgroup{}, nil
 	case par.StaticChunk, par.Dynamic, par.Guided:
 		if sc.Chunk < 1 {
 			return nil, fmt.Errorf("schedule %s: chunk size must be at least 1", sc)
@@ -275,13 +299,20 @@ func newSchedule(sc par.Schedule) (schedule, error) {
 }
 
 // worksharing holds what the worksharing schedules have in common: a
-// team of workers, no chunks owned ahead nor fetched in fixed sizes
-// unless the schedule says so.
+// team of workers started with go statements (ForkNs), no chunks owned
+// ahead nor fetched in fixed sizes unless the schedule says so.
 type worksharing struct{}
 
-func (worksharing) spawns() bool       { return false }
-func (worksharing) ownedChunk() int64  { return 0 }
-func (worksharing) sharedChunk() int64 { return 0 }
+func (worksharing) spawning(*machine.Overheads, int) (bool, float64, int) { return false, 0, 0 }
+func (worksharing) ownedChunk() int64                                     { return 0 }
+func (worksharing) shared(*machine.Overheads) (int64, float64)            { return 0, 0 }
+
+func (worksharing) forkNs(ov *machine.Overheads, _ int64, k int) float64 {
+	if k > 1 {
+		return ov.ForkNs
+	}
+	return 0
+}
 
 // static gives each worker one contiguous block of the tasks, its share
 // (the first n mod k workers one task more), at no cost.
@@ -333,7 +364,9 @@ func (sc staticChunk) next(s *state, g *gor, f *frame) took {
 func (sc staticChunk) ownedChunk() int64 { return sc.c }
 
 // dynamic (dynamic:C) has workers take chunks of C tasks from the team's
-// shared counter as they run out, each fetch charged ChunkNs.
+// shared counter (an atomic add) as they run out, each fetch charged
+// ChunkNs where the team has other workers to contend with (a lone
+// worker takes its tasks without synchronizing).
 type dynamic struct {
 	worksharing
 	c int64
@@ -345,14 +378,14 @@ func (d dynamic) next(s *state, g *gor, f *frame) took {
 	if s.batchDynamic(g, f) {
 		return tookRan
 	}
-	return s.fetch(g, f, min(d.c, f.info.n-f.team.next))
+	return s.fetch(g, f, min(d.c, f.info.n-f.team.next), f.team.k > 1, s.ov.ChunkNs, "chunk")
 }
 
-func (d dynamic) sharedChunk() int64 { return d.c }
+func (d dynamic) shared(ov *machine.Overheads) (int64, float64) { return d.c, ov.ChunkNs }
 
 // guided (guided:C) has workers take chunks from the team's shared
-// counter, each fetch charged ChunkNs, of a size that shrinks with the
-// tasks left (par.Schedule.GuidedChunk), never below C.
+// counter, each fetch charged ChunkNs as dynamic's, of a size that
+// shrinks with the tasks left (par.Schedule.GuidedChunk), never below C.
 type guided struct {
 	worksharing
 	sc par.Schedule
@@ -365,14 +398,39 @@ func (gd guided) next(s *state, g *gor, f *frame) took {
 	if rem := f.info.n - f.team.next; rem > 0 {
 		n = max(int64(gd.sc.GuidedChunk(int(min(rem, math.MaxInt32)), f.team.k)), 1)
 	}
-	return s.fetch(g, f, n)
+	return s.fetch(g, f, n, f.team.k > 1, s.ov.ChunkNs, "chunk")
 }
+
+// pool is the worker-pool idiom (par.Pool): the encountering goroutine
+// sends every task's index into a buffered channel (ChanSendNs each)
+// and starts the workers, which receive the tasks one at a time
+// (ChanRecvNs each: the channel's lock contended by the team).
+type pool struct{ worksharing }
+
+func (pool) forkNs(ov *machine.Overheads, n int64, k int) float64 {
+	d := float64(n) * ov.ChanSendNs
+	if k > 1 {
+		d += ov.ForkNs
+	}
+	return d
+}
+
+func (pool) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
+
+func (pool) next(s *state, g *gor, f *frame) took {
+	if s.batchDynamic(g, f) {
+		return tookRan
+	}
+	return s.fetch(g, f, 1, true, s.ov.ChanRecvNs, "receive")
+}
+
+func (pool) shared(ov *machine.Overheads) (int64, float64) { return 1, ov.ChanRecvNs }
 
 // fetch gives worker frame f of g its next chunk from the team's shared
 // counter, n tasks (the size the schedule picks for the tasks left),
-// charging ChunkNs for the fetch when the team has other workers to
-// contend with (a lone worker takes its tasks without synchronizing).
-func (s *state) fetch(g *gor, f *frame, n int64) took {
+// charging costNs (drawn as what) for the fetch when charge is set. A
+// team of two or more synchronizes at the fetch; a lone worker goes on.
+func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs float64, what string) took {
 	tm, info := f.team, f.info
 	if tm.k > 1 && !s.at(g) {
 		return tookWait
@@ -382,9 +440,9 @@ func (s *state) fetch(g *gor, f *frame, n int64) took {
 		f.left = n
 		tm.next += n
 		info.advance(&tm.cur, n)
-		if tm.k > 1 {
+		if charge {
 			s.nChunk++
-			s.overhead(g, s.ov.ChunkNs, "chunk", f.sec)
+			s.overhead(g, costNs, what, f.sec)
 		}
 	}
 	return tookChunk
@@ -395,6 +453,19 @@ func (s *state) fetch(g *gor, f *frame, n int64) took {
 // all; there is no team of workers.
 type spawn struct{ worksharing }
 
-func (spawn) spawns() bool                                     { return true }
+func (spawn) spawning(ov *machine.Overheads, _ int) (bool, float64, int) {
+	return true, ov.SpawnNs, 0
+}
 func (spawn) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
 func (spawn) next(*state, *gor, *frame) took                   { return tookChunk }
+
+// errgroup runs every task as a goroutine of its own through an
+// errgroup.Group limited to t goroutines at once (par.Errgroup): each Go
+// takes the group's semaphore (a channel send, ChanSendNs) and starts a
+// goroutine (SpawnNs); while t run, the spawner waits, and the first to
+// end hands it its slot and its core.
+type errgroup struct{ spawn }
+
+func (errgroup) spawning(ov *machine.Overheads, t int) (bool, float64, int) {
+	return true, ov.SpawnNs + ov.ChanSendNs, t
+}

@@ -52,3 +52,46 @@ func TestScheduleToy(t *testing.T) {
 		}
 	}
 }
+
+// TestGoIdioms checks the pool and errgroup schedules on loops whose
+// answer is worked out by hand (two cores, wake-ups instant).
+func TestGoIdioms(t *testing.T) {
+	four := tree.Sec("four",
+		tree.Task("a", tree.U(10e6)), tree.Task("b", tree.U(10.5e6)),
+		tree.Task("c", tree.U(10e6)), tree.Task("d", tree.U(10e6)))
+	tests := []struct {
+		name, sched string
+		sec         *tree.Node
+		ov          machine.Overheads
+		want        float64
+	}{
+		// Without costs a pool is dynamic:1 (18 ms, see
+		// TestTriangular); filling its channel with the 8 indices
+		// first (1 µs a send) delays every task by 8 µs.
+		{"pool free", "pool", triangular(), machine.Overheads{}, 18e6},
+		{"pool fill", "pool", triangular(), machine.Overheads{ChanSendNs: 1000}, 18e6 + 8000},
+		// A receive per task (0.5 ms): worker 0 takes 8 at 0.5 (→8.5),
+		// worker 1 7 at 0.5 (→7.5); then 6 at 7.5+0.5 (→14), 5 at
+		// 8.5+0.5 (→14); 4 at 14.5 (→18.5), 3 at 14.5 (→17.5); 2 at
+		// 18 (→20), 1 at 19 (→20); the last receives find nothing.
+		{"pool receive", "pool", triangular(), machine.Overheads{ChanRecvNs: 0.5e6}, 20e6},
+		// spawn, 1 ms a go statement: the spawner spawns all four by
+		// 4 ms; a runs 1-11 on the idle core, b 4-14.5 once the
+		// spawner waits at the join, c 11-21, d 14.5-24.5.
+		{"spawn", "spawn", four, machine.Overheads{SpawnNs: 1e6}, 24.5e6},
+		// errgroup with a limit of two: a 1-11, b 2-12.5 (the spawner
+		// waits for a slot from 2 ms); a's end at 11 hands the spawner
+		// core 1: c spawned 11-12, runs 12-22; b's end at 12.5: d
+		// spawned 12.5-13.5, runs 13.5-23.5, the join at its end.
+		{"errgroup", "errgroup", four, machine.Overheads{SpawnNs: 1e6}, 23.5e6},
+	}
+	for _, tc := range tests {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (r *replayer) sec(sp *secPlan, a *acct) {
 		a.u(ns, r.walk.NodeNs)
 	}
 	if sp.n > 0 {
-		if r.sched.Policy == par.Spawn {
+		if r.sched.PerTask() {
 			r.spawnTeam(sp, a)
 		} else {
 			r.team(sp, a)
