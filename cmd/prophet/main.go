@@ -119,7 +119,7 @@ func commands() []*command {
 	return []*command{
 		runCommand(), treeCommand(), predictCommand(), analyzeCommand(),
 		whatifCommand(), reportCommand(), calibrateCommand(),
-		validateCommand(), demoCommand(), raceCommand(), measureCommand(),
+		validateCommand(), demoCommand(), raceCommand(), vetCommand(), measureCommand(),
 	}
 }
 
@@ -170,8 +170,8 @@ func exitCode(e *env, err error) int {
 	if err == nil || errors.Is(err, errHelp) || errors.Is(err, errChecked) {
 		return 0
 	}
-	if errors.Is(err, errRaces) {
-		return 1 // the races are the output
+	if errors.Is(err, errRaces) || errors.Is(err, errVetFindings) {
+		return 1 // the races, or the findings, are the output
 	}
 	var st *exitStatus
 	if errors.As(err, &st) {
