@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
@@ -161,6 +162,11 @@ type Profiler struct {
 	paused   int64  // ticks the profiler itself spent inside that section
 	samples  []sample
 	sums     map[string]*sums
+
+	// siteCaches cache, per region kind, the names whose annotation
+	// site sites holds (see site).
+	siteCaches [2]siteCache
+	sites      map[string]string
 
 	unpin    func()
 	pinNote  string
@@ -385,6 +391,10 @@ func (p *Profiler) SecBegin(name string) {
 		return
 	}
 	p.put(opSecBegin, name, 0)
+	// Where the section was begun, once per name (see siteCache).
+	if ptr := unsafe.StringData(name); p.siteCaches[siteSec][slot(ptr)] != ptr {
+		p.newSecSite(name)
+	}
 	p.depth++
 	if p.depth == 1 && p.counting {
 		p.beginCounters()
@@ -421,6 +431,9 @@ func (p *Profiler) SecEnd(nowait bool) {
 func (p *Profiler) TaskBegin(name string) {
 	if p.mine() {
 		p.put(opTaskBegin, name, 0)
+		if ptr := unsafe.StringData(name); p.siteCaches[siteTask][slot(ptr)] != ptr {
+			p.newTaskSite(name)
+		}
 	}
 }
 
@@ -574,6 +587,7 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 		CPU:          cpuModel(),
 		Tool:         p.opt.Tool,
 		PausedNs:     int64(math.Round(float64(p.pausedTicks) * p.nsPerTick)),
+		Sites:        p.sites,
 	}
 	tr, err := p.b.Finish(meta)
 	if err != nil {

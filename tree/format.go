@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/parallel-prophet/prophet/internal/atomicfile"
 )
@@ -30,8 +32,10 @@ import (
 const (
 	// FormatVersion is the version of the file format that Write writes
 	// and the newest Read reads. Version 2 added Meta.Tool and
-	// Meta.PausedNs after Meta.CPU; Read reads version 1 too.
-	FormatVersion = 2
+	// Meta.PausedNs after Meta.CPU, version 3 Meta.Sites after them (a
+	// count, then region and site strings, sorted by region); Read
+	// reads versions 1 and 2 too.
+	FormatVersion = 3
 	headerSize    = 24
 	// maxFileDepth bounds the nesting a file may hold, so that no hostile
 	// file can exhaust the stack of the recursive walkers.
@@ -200,6 +204,12 @@ func encode(t *Tree) []byte {
 	str(m.CPU)
 	str(m.Tool)
 	p = binary.AppendVarint(p, m.PausedNs)
+	regions := slices.Sorted(maps.Keys(m.Sites))
+	p = binary.AppendUvarint(p, uint64(len(regions)))
+	for _, r := range regions {
+		str(r)
+		str(m.Sites[r])
+	}
 
 	// Number the distinct nodes, children first, and the names.
 	index := make(map[*Node]int)
@@ -366,6 +376,15 @@ func decode(payload []byte, version uint16) (*Tree, error) {
 	if version >= 2 {
 		m.Tool = d.str("tool")
 		m.PausedNs = d.varint("paused time")
+	}
+	if version >= 3 {
+		if n := d.count("number of sites", 2); n > 0 {
+			m.Sites = make(map[string]string, n)
+			for range n {
+				r := d.str("site region")
+				m.Sites[r] = d.str("site")
+			}
+		}
 	}
 
 	names := make([]string, d.count("number of names", 1))

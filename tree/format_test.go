@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,7 +26,8 @@ func sample() *Tree {
 	)
 	t.Root.Children[1].Counters = &Counters{Instructions: 1e9, Cycles: 2e9, LLCMisses: 1e6, TimeNs: 5e8, Runs: 3}
 	t.Meta = Meta{Program: "prog -x", Recorded: "2024-01-02T03:04:05Z", Clock: "nanotime",
-		EventCostNs: 27.5, MeasuredNs: 123456, Tolerance: 0.05, CountersNote: "none", CPU: "test cpu"}
+		EventCostNs: 27.5, MeasuredNs: 123456, Tolerance: 0.05, CountersNote: "none", CPU: "test cpu",
+		Tool: "v0.test", PausedNs: 7, Sites: map[string]string{"sec:outer": "main.go:12", "task:t": "lib/x.go:40"}}
 	return t
 }
 
@@ -48,7 +50,7 @@ func TestRoundTrip(t *testing.T) {
 	if a, b := compact(got.Root), compact(tr.Root); a != b {
 		t.Errorf("tree\n got %s\nwant %s", a, b)
 	}
-	if got.Meta != tr.Meta {
+	if !reflect.DeepEqual(got.Meta, tr.Meta) {
 		t.Errorf("Meta = %+v, want %+v", got.Meta, tr.Meta)
 	}
 	if a, b := got.Totals(), tr.Totals(); a.SerialNs != b.SerialNs || a.Tasks != b.Tasks ||
@@ -143,7 +145,7 @@ func TestReadErrors(t *testing.T) {
 		{"text", []byte("hello, world, this is not a profile"), ErrNotProfile, "not a prophet profile (bad magic)"},
 		{"short header", good[:10], ErrTruncated, "truncated (want at least 24 bytes, have 10)"},
 		{"future version", withHeader(9, 0, uint64(len(payload)), sum, payload), ErrVersion,
-			"format version 9 is newer than this prophet reads (2)"},
+			"format version 9 is newer than this prophet reads (3)"},
 		{"version 0", withHeader(0, 0, uint64(len(payload)), sum, payload), ErrVersion, "format version 0"},
 		{"flags", withHeader(1, 4, uint64(len(payload)), sum, payload), ErrVersion, "unknown format flags"},
 		{"truncated payload", good[:len(good)-3], ErrTruncated, "truncated (want"},
@@ -194,8 +196,9 @@ func rawPayload(names []string, nodes []rawNode, nodeCount uint64) []byte {
 	p = binary.LittleEndian.AppendUint64(p, 0)
 	str("")
 	str("")
-	str("")                       // tool
-	p = binary.AppendVarint(p, 0) // paused
+	str("")                        // tool
+	p = binary.AppendVarint(p, 0)  // paused
+	p = binary.AppendUvarint(p, 0) // sites
 	p = binary.AppendUvarint(p, uint64(len(names)))
 	for _, s := range names {
 		str(s)
@@ -326,8 +329,9 @@ func encodeTreeF(tr *Tree) []byte {
 	return buf.Bytes()
 }
 
-// TestReadsVersion1 reads a version-1 file, whose Meta ends at CPU: the
-// new fields come back empty.
+// TestReadsVersion1 reads a version-1 file, whose Meta ends at CPU, and
+// a version-2 file, whose Meta ends at PausedNs: the newer fields come
+// back empty.
 func TestReadsVersion1(t *testing.T) {
 	tr := New(U(5), Sec("s", Run(3, Task("t", L(1, 2)))))
 	tr.Meta = Meta{Program: "./p", CPU: "x", Tool: "dropped", PausedNs: 7}
@@ -346,13 +350,18 @@ func TestReadsVersion1(t *testing.T) {
 	after := cpu + 2
 	tool := 1 + len("dropped") // uvarint length, then the bytes
 	paused := 1                // varint 7
-	v1 := append(append([]byte{}, payload[:after]...), payload[after+tool+paused:]...)
-	h := make([]byte, headerSize)
-	copy(h, magic[:])
-	binary.LittleEndian.PutUint16(h[8:], 1)
-	binary.LittleEndian.PutUint64(h[12:], uint64(len(v1)))
-	binary.LittleEndian.PutUint32(h[20:], crc32IEEE(v1))
-	got, err := Read(bytes.NewReader(append(h, v1...)))
+	sites := 1                 // uvarint 0: no sites
+	file := func(version uint16, p []byte) []byte {
+		h := make([]byte, headerSize)
+		copy(h, magic[:])
+		binary.LittleEndian.PutUint16(h[8:], version)
+		binary.LittleEndian.PutUint64(h[12:], uint64(len(p)))
+		binary.LittleEndian.PutUint32(h[20:], crc32IEEE(p))
+		return append(h, p...)
+	}
+	v1 := append(append([]byte{}, payload[:after]...), payload[after+tool+paused+sites:]...)
+	v2 := append(append([]byte{}, payload[:after+tool+paused]...), payload[after+tool+paused+sites:]...)
+	got, err := Read(bytes.NewReader(file(1, v1)))
 	if err != nil {
 		t.Fatalf("reading version 1: %v", err)
 	}
@@ -360,7 +369,7 @@ func TestReadsVersion1(t *testing.T) {
 		t.Errorf("version 1 read back as %+v, work %d", got.Meta, Work(got.Root))
 	}
 	// And version 2 keeps them.
-	got, err = Read(bytes.NewReader(data))
+	got, err = Read(bytes.NewReader(file(2, v2)))
 	if err != nil || got.Meta.Tool != "dropped" || got.Meta.PausedNs != 7 {
 		t.Errorf("version 2: %+v, %v", got.Meta, err)
 	}

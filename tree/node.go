@@ -189,4 +189,8 @@ type Meta struct {
 	// PausedNs is how long the recording was paused (annotate.Pause):
 	// the program ran that long outside the tree (format version 2 on).
 	PausedNs int64 `json:"paused_ns,omitempty"`
+	// Sites maps a region ("sec:NAME", "task:NAME") to the file:line
+	// of the annotation that began it (the first place, where one name
+	// is used at several), as the recorder saw it (format version 3 on).
+	Sites map[string]string `json:"sites,omitempty"`
 }

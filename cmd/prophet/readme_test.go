@@ -144,6 +144,7 @@ func TestCheckOnlyStopsBeforeWork(t *testing.T) {
 		{"demo"},
 		{"race", "--", "false"},
 		{"measure", "--", "false"},
+		{"vet", "./nosuchpackage"},
 	} {
 		code, _, stderr := prophetWith(e, args...)
 		if code != 0 || stderr != "" {
@@ -153,7 +154,7 @@ func TestCheckOnlyStopsBeforeWork(t *testing.T) {
 	if calls != 0 {
 		t.Errorf("the machine was measured %d times in check-only mode", calls)
 	}
-	if len(commands()) != 11 {
+	if len(commands()) != 12 {
 		t.Errorf("%d commands: add the new one to this test", len(commands()))
 	}
 	for _, bad := range [][]string{{"predict", missing, "--threads", "x"}, {"demo", "--scale", "0"}, {"demo", "--example", "nosuch"}} {
