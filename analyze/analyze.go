@@ -97,6 +97,9 @@ type Section struct {
 type Region struct {
 	// Name is "sec:NAME", "task:NAME" or "serial".
 	Name string `json:"name"`
+	// Site is the file:line of the annotation that began the region, when
+	// the profile recorded it (tree.Meta.Sites).
+	Site string `json:"site,omitempty"`
 	// Instances is the number of (outermost) instances.
 	Instances    int64   `json:"instances"`
 	WorkNs       int64   `json:"work_ns"`
@@ -167,6 +170,7 @@ func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
 		p := onSpan[e.r]
 		res.Regions = append(res.Regions, Region{
 			Name:         a.names[e.r],
+			Site:         t.Meta.Sites[a.names[e.r]],
 			Instances:    e.inst,
 			WorkNs:       e.work,
 			SpanNs:       e.span,

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/tree"
@@ -64,4 +65,29 @@ func ExampleWhatIf() {
 	// parallelism 3.5 -> 14.0
 	// task:big parallelized 8 ways
 	// parallelism 3.5 -> 14.0
+}
+
+// Pprof turns the regions into a pprof profile: each sample is one
+// nesting of regions, valued by its own work and its time on the
+// critical path. Write it with p.Write and open it with go tool pprof.
+func ExamplePprof() {
+	const ms = 1_000_000
+	t := tree.New(tree.U(2*ms), tree.Sec("rows",
+		tree.Task("row", tree.U(5*ms)), tree.Task("row", tree.U(3*ms))))
+	t.Meta.Sites = map[string]string{"sec:rows": "/src/app/main.go:40", "task:row": "/src/app/main.go:42"}
+	p, err := analyze.Pprof(t)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range p.Sample {
+		var stack []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			stack = append(stack, s.Location[i].Line[0].Function.Name)
+		}
+		fmt.Printf("%-40s work %d ms, critical path %d ms\n", strings.Join(stack, " > "), s.Value[0]/ms, s.Value[1]/ms)
+	}
+	// Output:
+	// sec:rows main.go:40 > task:row main.go:42 work 8 ms, critical path 5 ms
+	// serial                                   work 2 ms, critical path 2 ms
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -99,7 +100,7 @@ func writeRegions(ew *errWriter, a *analyze.Analysis, most int) {
 			}
 			return fmt.Sprintf("%s (%.0f%%)", durNs(float64(ns)), 100*float64(ns)/span)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Name, count(r.Instances), durNs(float64(r.WorkNs)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", r.Name+ShortSite(r.Site), count(r.Instances), durNs(float64(r.WorkNs)),
 			durNs(float64(r.SpanNs)), r.Parallelism, pct(r.OnSpanNs), pct(r.SelfOnSpanNs))
 	}
 	tw.Flush()
@@ -200,4 +201,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (e *errWriter) printf(format string, args ...any) {
 	fmt.Fprintf(e, format, args...)
+}
+
+// ShortSite returns an annotation site (file:line) as it follows a
+// region name in tables: "  (base.go:12)", or "" for none.
+func ShortSite(site string) string {
+	if site == "" {
+		return ""
+	}
+	return "  (" + filepath.Base(site) + ")"
 }

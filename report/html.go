@@ -139,8 +139,8 @@ type predCell struct {
 type boundRow struct{ Threads, Lower, Upper, Best string }
 
 type regionRow struct {
-	Name, Instances, Work, Span, Parallelism, OnSpan, OnSpanPct, Self, SelfPct string
-	Bar                                                                        int // own share of the span, 0..100
+	Name, Site, Instances, Work, Span, Parallelism, OnSpan, OnSpanPct, Self, SelfPct string
+	Bar                                                                              int // own share of the span, 0..100
 }
 
 // HTML writes the report as one self-contained HTML page: inline CSS and
@@ -379,7 +379,7 @@ func analysisTables(v *view, a *analyze.Analysis, rs []emulate.Result, most int)
 			break
 		}
 		row := regionRow{
-			Name: r.Name, Instances: count(r.Instances), Work: durNs(float64(r.WorkNs)), Span: durNs(float64(r.SpanNs)),
+			Name: r.Name, Site: strings.TrimSpace(ShortSite(r.Site)), Instances: count(r.Instances), Work: durNs(float64(r.WorkNs)), Span: durNs(float64(r.SpanNs)),
 			Parallelism: fmt.Sprintf("%.2f", r.Parallelism), OnSpan: durNs(float64(r.OnSpanNs)), Self: durNs(float64(r.SelfOnSpanNs)),
 		}
 		if span > 0 {

@@ -22,7 +22,20 @@ critical path), the parallelism T1/T∞, the bound each lock puts on speedup,
 a burdened span that charges the costs of forking, joining and dispatching,
 and speedup bounds per thread count in the style of Cilkview. Then lists
 every section and task name (region) with its work, span and work on the
-critical path, the region that limits scaling first.`,
+critical path, the region that limits scaling first, with the file:line
+where each was annotated when the profile recorded it.
+
+With --pprof OUT it also writes the regions' work and critical path as a
+pprof profile (profile.proto): one function per region, named with its
+file:line, one sample per nesting of regions. go tool pprof then shows the
+span as a flame graph (the default sample, critical_path; -sample_index=work
+for the work):
+  go tool pprof -http=: lu.pprof
+  go tool pprof -top lu.pprof
+
+Examples:
+  prophet analyze lu.ppt
+  prophet analyze lu.ppt --pprof lu.pprof --threads 1,2,4,8`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -30,9 +43,20 @@ critical path, the region that limits scaling first.`,
 		threads := fs.String("threads", "1,2,4,8,16,32,64", "thread counts for the speedup bounds")
 		machinePath := fs.String("machine", "", "machine profile whose overheads the burdened span charges "+machineFlagDefault)
 		most := fs.Int("regions", 15, "regions to list (0: all)")
-		t, th, m, err := profileCommand(e, fs, args, format, []string{"table", "json"}, threads, machinePath, true)
+		pprofOut := fs.String("pprof", "", "also write the regions' work and critical path as a pprof profile (go tool pprof)")
+		t, th, m, err := profileCommand(e, fs, args, format, []string{"table", "json"}, threads, machinePath, true, pprofOut)
 		if err != nil {
 			return err
+		}
+		if *pprofOut != "" {
+			p, err := analyze.Pprof(t)
+			if err != nil {
+				return fmt.Errorf("analyzing %s: %w", fs.Arg(0), err)
+			}
+			if err := writeFileAtomic(*pprofOut, p.Write); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "pprof profile written to %s (go tool pprof -http=: %s)\n", *pprofOut, *pprofOut)
 		}
 		a, err := analyze.Analyze(t, analyze.Options{Overheads: m.Overheads, Threads: th})
 		if err != nil {

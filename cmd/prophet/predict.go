@@ -98,7 +98,7 @@ func (p *predictFlags) withMachine(e *env, pl *plan) error {
 // (measured on first use when measure is set, see env.machineProfile).
 // The flags are passed as fs's pointers: they hold their values only
 // after parsing.
-func profileCommand(e *env, fs *pflag.FlagSet, args []string, format *string, formats []string, threads, machinePath *string, measure bool) (*tree.Tree, []int, machine.Profile, error) {
+func profileCommand(e *env, fs *pflag.FlagSet, args []string, format *string, formats []string, threads, machinePath *string, measure bool, outputs ...*string) (*tree.Tree, []int, machine.Profile, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, nil, machine.Profile{}, err
 	}
@@ -115,6 +115,11 @@ func profileCommand(e *env, fs *pflag.FlagSet, args []string, format *string, fo
 	}
 	if err := e.checked(); err != nil {
 		return nil, nil, machine.Profile{}, err
+	}
+	for _, out := range outputs {
+		if err := checkOutputs([]string{*out}, path, *machinePath); err != nil {
+			return nil, nil, machine.Profile{}, err
+		}
 	}
 	t, err := tree.ReadFile(path)
 	if err != nil {
