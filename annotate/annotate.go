@@ -159,6 +159,26 @@ func LockEnd(id int) {
 	}
 }
 
+// SetupBegin marks the start of per-worker setup: work the serial program
+// does in every task (or once before a section's tasks) that the
+// parallel version does once per worker, such as allocating a scratch
+// buffer, taking one from a sync.Pool or opening a file. Predictions
+// charge it once per worker that runs the section's tasks (a goroutine
+// per task, as with spawn, pays it in every task). It holds computation
+// only: no section, task or lock inside.
+func SetupBegin() {
+	if p := rec.p.Load(); p != nil {
+		p.SetupBegin()
+	}
+}
+
+// SetupEnd marks the end of per-worker setup.
+func SetupEnd() {
+	if p := rec.p.Load(); p != nil {
+		p.SetupEnd()
+	}
+}
+
 // Recording reports whether annotation calls are being recorded (false
 // while paused).
 func Recording() bool { return rec.p.Load() != nil }

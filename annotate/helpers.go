@@ -43,6 +43,21 @@ func Task(name string, fn func()) {
 // since (it takes precedence, as for the other calls).
 func raceMode() bool { return raceBuild && raceOn && rec.p.Load() == nil }
 
+// Setup annotates fn as per-worker setup (see SetupBegin): in a task,
+//
+//	annotate.Task("row", func() {
+//		var buf []float64
+//		annotate.Setup(func() { buf = make([]float64, 4096) })
+//		use(buf)
+//	})
+//
+// records a loop whose parallel version allocates buf once per worker.
+func Setup(fn func()) {
+	SetupBegin()
+	fn()
+	SetupEnd()
+}
+
 // Lock annotates fn as a critical section holding lock id. In race mode
 // it holds a real mutex for id, as LockBegin and LockEnd do.
 func Lock(id int, fn func()) {

@@ -13,9 +13,11 @@ const (
 	Task
 	// Lock is a critical section (LockBegin/LockEnd).
 	Lock
+	// Setup is per-worker setup (SetupBegin/SetupEnd).
+	Setup
 )
 
-// String returns "Sec", "Task" or "Lock".
+// String returns "Sec", "Task", "Lock" or "Setup".
 func (k Kind) String() string {
 	switch k {
 	case Sec:
@@ -24,6 +26,8 @@ func (k Kind) String() string {
 		return "Task"
 	case Lock:
 		return "Lock"
+	case Setup:
+		return "Setup"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -39,10 +43,13 @@ type Annotation struct {
 }
 
 // String names the annotation as the error messages do: `Sec "outer"`,
-// `Task "t"`, `Lock 1`.
+// `Task "t"`, `Lock 1`, `Setup`.
 func (a Annotation) String() string {
-	if a.Kind == Lock {
+	switch a.Kind {
+	case Lock:
 		return fmt.Sprintf("Lock %d", a.ID)
+	case Setup:
+		return "Setup"
 	}
 	return fmt.Sprintf("%s %q", a.Kind, a.Name)
 }

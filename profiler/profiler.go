@@ -86,6 +86,8 @@ const (
 	opLockBegin
 	opLockEnd
 	opStop
+	opSetupBegin
+	opSetupEnd
 )
 
 // record is one buffered event: the clock interval [from, t) that it
@@ -470,6 +472,25 @@ func (p *Profiler) LockBegin(id int) {
 func (p *Profiler) LockEnd(id int) {
 	if p.mine() {
 		p.put(opLockEnd, "", int64(id))
+	}
+}
+
+// SetupBegin records the start of per-worker setup inside a task or a
+// section (see tree.Node.Setup).
+//
+//go:noinline
+func (p *Profiler) SetupBegin() {
+	if p.mine() {
+		p.put(opSetupBegin, "", 0)
+	}
+}
+
+// SetupEnd records the end of per-worker setup.
+//
+//go:noinline
+func (p *Profiler) SetupEnd() {
+	if p.mine() {
+		p.put(opSetupEnd, "", 0)
 	}
 }
 

@@ -45,8 +45,8 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 	case opSecBegin:
 		call := func() string { return fmt.Sprintf("SecBegin %q", r.name) }
 		switch top.Kind {
-		case Lock:
-			p.misplaced(call(), ev, top, "a lock holds computation only")
+		case Lock, Setup:
+			p.misplaced(call(), ev, top, holdsOnly(top))
 			return
 		case Sec:
 			p.misplaced(call(), ev, top, "a section holds tasks; a nested section belongs inside a task")
@@ -69,8 +69,8 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 		case 0:
 			p.misplaced(call(), ev, nil, "outside any section")
 			return
-		case Lock:
-			p.misplaced(call(), ev, top, "a lock holds computation only")
+		case Lock, Setup:
+			p.misplaced(call(), ev, top, holdsOnly(top))
 			return
 		case Task:
 			p.misplaced(call(), ev, top, "a task belongs directly to a section; a nested task needs a nested section")
@@ -88,8 +88,8 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 		p.b.EndTask()
 		p.stack = p.stack[:len(p.stack)-1]
 	case opLockBegin:
-		if top.Kind == Lock {
-			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, "a lock holds computation only")
+		if top.Kind == Lock || top.Kind == Setup {
+			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, holdsOnly(top))
 			return
 		}
 		p.closeInterval(raw, top.Kind)
@@ -100,6 +100,24 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 			return
 		}
 		p.b.L(top.ID, p.net(raw))
+		p.stack = p.stack[:len(p.stack)-1]
+	case opSetupBegin:
+		switch top.Kind {
+		case 0:
+			p.misplaced("SetupBegin", ev, nil, "outside any section: setup is what each worker of a section does once")
+			return
+		case Lock, Setup:
+			p.misplaced("SetupBegin", ev, top, holdsOnly(top))
+			return
+		}
+		p.closeInterval(raw, top.Kind)
+		p.push(Setup, "", 0, ev)
+	case opSetupEnd:
+		if top.Kind != Setup {
+			p.mismatch("SetupEnd", ev, top)
+			return
+		}
+		p.b.Setup(p.net(raw))
 		p.stack = p.stack[:len(p.stack)-1]
 	}
 }
@@ -151,4 +169,12 @@ func (p *Profiler) misplaced(call string, ev int64, top *Annotation, reason stri
 		e.Open = &a
 	}
 	p.err = e
+}
+
+// holdsOnly is why nothing may begin inside top, a Lock or a Setup.
+func holdsOnly(top *Annotation) string {
+	if top.Kind == Setup {
+		return "a setup holds computation only"
+	}
+	return "a lock holds computation only"
 }

@@ -39,6 +39,9 @@ func (p *Profiler) newSecSite(name string) { p.newSite(siteSec, name) }
 //go:noinline
 func (p *Profiler) newTaskSite(name string) { p.newSite(siteTask, name) }
 
+// The slow path's own time (a stack walk, microseconds the first time)
+// falls into no interval: newSite restamps the last event's time.
+
 // newSite notes the caller's position for the region of kind k named
 // name, taken once per region name.
 func (p *Profiler) newSite(k int, name string) {
@@ -52,6 +55,7 @@ func (p *Profiler) newSite(k int, name string) {
 		p.sites = map[string]string{}
 	}
 	p.sites[key] = callerSite()
+	p.last = p.now()
 }
 
 // ownPrefixes are the packages whose frames callerSite skips: the

@@ -130,6 +130,7 @@ type Builder struct {
 // its own bucket or of the buckets next to it (bin ± 1).
 type leafKey struct {
 	kind  Kind
+	setup bool
 	lock  int
 	count int64
 	bin   int64
@@ -339,12 +340,12 @@ func (b *Builder) U(ns int64) {
 	}
 	if b.pend {
 		k, ch := len(b.pendLens), b.pendRun.Children
-		if k > 0 && ch[k-1].Kind == KindU {
+		if k > 0 && ch[k-1].Kind == KindU && !ch[k-1].Setup {
 			// Joins the U before it, as in a node of its own.
 			b.pendLens[k-1] += ns
 			return
 		}
-		if k < len(ch) && ch[k].Kind == KindU && ch[k].Count == 1 && ch[k].id == 0 {
+		if k < len(ch) && ch[k].Kind == KindU && !ch[k].Setup && ch[k].Count == 1 && ch[k].id == 0 {
 			b.pendLens = append(b.pendLens, ns)
 			return
 		}
@@ -352,7 +353,7 @@ func (b *Builder) U(ns int64) {
 	}
 	p := b.top()
 	if k := len(p.Children); k > 0 {
-		if last := p.Children[k-1]; last.Kind == KindU && last.id == 0 && last.Count == 1 {
+		if last := p.Children[k-1]; last.Kind == KindU && !last.Setup && last.id == 0 && last.Count == 1 {
 			last.Len += ns
 			last.sum += ns
 			return
@@ -360,6 +361,30 @@ func (b *Builder) U(ns int64) {
 	}
 	n := b.newNode(KindU, "")
 	n.Len, n.sum, n.inst = ns, ns, 1
+	b.addChild(p, n)
+	if p == b.root {
+		b.sealRoot()
+	}
+}
+
+// Setup adds ns nanoseconds of per-worker setup (see Node.Setup) to the
+// open task or section, as a U node of its own.
+func (b *Builder) Setup(ns int64) {
+	if !b.usable() {
+		return
+	}
+	ns = max(ns, 0)
+	if b.pend {
+		k, ch := len(b.pendLens), b.pendRun.Children
+		if k < len(ch) && ch[k].Kind == KindU && ch[k].Setup && ch[k].Count == 1 && ch[k].id == 0 {
+			b.pendLens = append(b.pendLens, ns)
+			return
+		}
+		b.materialize()
+	}
+	p := b.top()
+	n := b.newNode(KindU, "")
+	n.Setup, n.Len, n.sum, n.inst = true, ns, ns, 1
 	b.addChild(p, n)
 	if p == b.root {
 		b.sealRoot()
@@ -435,9 +460,12 @@ func (b *Builder) materialize() {
 	b.addChild(p, n)
 	b.stack = append(b.stack, n)
 	for i, ns := range lens {
-		if c := r.Children[i]; c.Kind == KindU {
+		switch c := r.Children[i]; {
+		case c.Setup:
+			b.Setup(ns)
+		case c.Kind == KindU:
 			b.U(ns)
-		} else {
+		default:
 			b.L(c.Lock, ns)
 		}
 	}
@@ -590,7 +618,7 @@ func (b *Builder) canMerge(d, s *Node) bool {
 	if d.id != 0 || s.id != 0 {
 		return false
 	}
-	if d.Kind != s.Kind || d.Lock != s.Lock || d.Nowait != s.Nowait ||
+	if d.Kind != s.Kind || d.Lock != s.Lock || d.Nowait != s.Nowait || d.Setup != s.Setup ||
 		d.Name != s.Name || (d.acc == nil) != (s.acc == nil) ||
 		d.Kind == KindRoot {
 		return false
@@ -678,7 +706,7 @@ func (b *Builder) bin(l int64) int64 {
 }
 
 func (b *Builder) sealLeaf(n *Node) *Node {
-	key := leafKey{kind: n.Kind, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
+	key := leafKey{kind: n.Kind, setup: n.Setup, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
 	home := key
 	for _, d := range [...]int64{0, -1, 1} {
 		key.bin = home.bin + d
@@ -713,6 +741,9 @@ func (b *Builder) innerHash(n *Node) uint64 {
 	}
 	if n.acc != nil {
 		flags |= 1 << 9
+	}
+	if n.Setup {
+		flags |= 1 << 10
 	}
 	mix(flags)
 	mix(uint64(n.Lock))

@@ -33,7 +33,8 @@ const (
 	// FormatVersion is the version of the file format that Write writes
 	// and the newest Read reads. Version 2 added Meta.Tool and
 	// Meta.PausedNs after Meta.CPU, version 3 Meta.Sites after them (a
-	// count, then region and site strings, sorted by region); Read
+	// count, then region and site strings, sorted by region) and the
+	// flag of per-worker setup on U nodes (4); Read
 	// reads versions 1 and 2 too.
 	FormatVersion = 3
 	headerSize    = 24
@@ -183,6 +184,7 @@ func ReadFile(path string) (*Tree, error) {
 const (
 	flagNowait   = 1
 	flagCounters = 2
+	flagSetup    = 4
 )
 
 // encode returns the payload of t (a valid tree).
@@ -245,6 +247,9 @@ func encode(t *Tree) []byte {
 		}
 		if n.Counters != nil {
 			fl |= flagCounters
+		}
+		if n.Setup {
+			fl |= flagSetup
 		}
 		p = append(p, byte(n.Kind), fl)
 		p = binary.AppendUvarint(p, uint64(names[n.Name]))
@@ -405,12 +410,13 @@ func decode(payload []byte, version uint16) (*Tree, error) {
 			d.fail("node %d has unknown kind %d", i, k)
 			break
 		}
-		if fl&^(flagNowait|flagCounters) != 0 {
+		if fl&^(flagNowait|flagCounters|flagSetup) != 0 || (fl&flagSetup != 0 && (version < 3 || Kind(k) != KindU)) {
 			d.fail("node %d has unknown flags %#x", i, fl)
 			break
 		}
 		n.Kind = Kind(k)
 		n.Nowait = fl&flagNowait != 0
+		n.Setup = fl&flagSetup != 0
 		ni := d.uvarint("name index")
 		if d.err == nil && ni >= uint64(len(names)) {
 			d.fail("node %d names string %d of %d", i, ni, len(names))

@@ -65,6 +65,13 @@ type Node struct {
 	Name string
 	// Nowait is true for a Sec whose end has no barrier.
 	Nowait bool
+	// Setup is true for a U node of per-worker setup
+	// (annotate.SetupBegin): work the serial program does in every task,
+	// or once before a section's tasks, that a parallel version does once
+	// per worker (a scratch buffer, a sync.Pool get). Emulators charge it
+	// once per worker that runs the section's tasks; the work and the
+	// span count it where the serial program ran it.
+	Setup bool
 	// Lock is the lock id of an L node.
 	Lock int
 	// Len is the net length in nanoseconds of one instance of a U or L
@@ -124,6 +131,10 @@ func (n *Node) Expanded() iter.Seq[*Node] {
 
 // U returns a hand-built U node of length ns nanoseconds.
 func U(ns int64) *Node { return &Node{Kind: KindU, Len: ns, Count: 1} }
+
+// Setup returns a hand-built U node of per-worker setup (see
+// Node.Setup) of length ns nanoseconds.
+func Setup(ns int64) *Node { return &Node{Kind: KindU, Setup: true, Len: ns, Count: 1} }
 
 // L returns a hand-built L node holding lock id for ns nanoseconds.
 func L(id int, ns int64) *Node { return &Node{Kind: KindL, Lock: id, Len: ns, Count: 1} }

@@ -92,6 +92,9 @@ func (v *validator) node(n, parent *Node) (*vstate, error) {
 	if n.Count < 0 {
 		return nil, fmt.Errorf("%w: node %s: count %d is negative", ErrInvalid, v.where(), n.Count)
 	}
+	if n.Setup && n.Kind != KindU {
+		return nil, fmt.Errorf("%w: node %s: a %s node cannot be setup (only a U node is)", ErrInvalid, v.where(), n.Kind)
+	}
 	s := &vstate{}
 	v.state[n] = s
 	if n.Kind.IsLeaf() {

@@ -200,6 +200,9 @@ func describe(n *Node, s *summer) string {
 	if n.Kind == KindL {
 		fmt.Fprintf(&b, " lock %d", n.Lock)
 	}
+	if n.Setup {
+		b.WriteString(" setup (once per worker)")
+	}
 	if n.Reps() > 1 {
 		fmt.Fprintf(&b, " ×%d", n.Reps())
 	}
@@ -280,6 +283,7 @@ type NodeView struct {
 	WorkNs   int64      `json:"work_ns"`
 	Lock     *int       `json:"lock,omitempty"`
 	Nowait   bool       `json:"nowait,omitempty"`
+	Setup    bool       `json:"setup,omitempty"`
 	Counters *Counters  `json:"counters,omitempty"`
 	Children []NodeView `json:"children,omitempty"`
 }
@@ -296,7 +300,7 @@ func JSON(t *Tree) *View {
 	conv = func(n *Node) NodeView {
 		written++
 		v := NodeView{Kind: n.Kind.String(), Name: n.Name, Count: n.Reps(),
-			WorkNs: s.work(n), Nowait: n.Nowait, Counters: n.Counters}
+			WorkNs: s.work(n), Nowait: n.Nowait, Setup: n.Setup, Counters: n.Counters}
 		if n.Kind.IsLeaf() {
 			l := n.Len
 			v.LenNs = &l
