@@ -195,7 +195,7 @@ func (b *Builder) newNode(k Kind, name string) *Node {
 		n = b.free[k-1]
 		b.free = b.free[:k-1]
 		// release left Children empty and Counters, acc nil.
-		n.Nowait, n.Lock, n.Len, n.inst, n.sum, n.id = false, 0, 0, 0, 0, 0
+		n.Nowait, n.Setup, n.Lock, n.Len, n.inst, n.sum, n.id = false, false, 0, 0, 0, 0, 0
 	} else {
 		n = &Node{}
 		b.allocated++

@@ -460,3 +460,52 @@ func TestFormatIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderSetup checks per-worker setup leaves: never joined with
+// the computation next to them, merged only with setup leaves, and the
+// flag never left on a node the free list hands out again.
+func TestBuilderSetup(t *testing.T) {
+	b := NewBuilder(BuildOptions{})
+	b.BeginSec("s")
+	b.Setup(50)
+	for i := 0; i < 6; i++ {
+		b.BeginTask("t")
+		b.U(10)
+		b.Setup(100)
+		b.U(20)
+		b.EndTask()
+		b.BeginTask("u") // a different task between them: runs end
+		b.U(30)
+		b.EndTask()
+	}
+	b.EndSec(false, nil)
+	tr, err := b.Finish(Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	sec := tr.Root.Children[0]
+	if c := sec.Children[0]; !c.Setup || c.Len != 50 {
+		t.Errorf("the section's first child %+v, want its setup of 50", c)
+	}
+	var setups, other int
+	Walk(tr.Root, func(n *Node, _ int) bool {
+		switch {
+		case n.Setup && n.Len == 100:
+			setups++
+		case n.Setup && n.Len != 50:
+			other++
+		case n.Kind == KindU && n.Len != 10 && n.Len != 20 && n.Len != 30 && n.Len != 50:
+			t.Errorf("a U of %d: setup and computation were joined", n.Len)
+		}
+		return true
+	})
+	if setups == 0 || other != 0 {
+		t.Errorf("%d task setups of 100, %d other setups", setups, other)
+	}
+	if w := Work(tr.Root); w != 50+6*(10+100+20+30) {
+		t.Errorf("work %d, want %d", w, 50+6*160)
+	}
+}

@@ -347,9 +347,9 @@ func (c *checker) call(call *ast.CallExpr, st *state, deferred bool) {
 	name := annotateFunc(c.pass.TypesInfo, call)
 	kind, begin := "", false
 	switch name {
-	case "SecBegin", "TaskBegin", "LockBegin":
+	case "SecBegin", "TaskBegin", "LockBegin", "SetupBegin":
 		kind, begin = strings.TrimSuffix(name, "Begin"), true
-	case "SecEnd", "TaskEnd", "LockEnd":
+	case "SecEnd", "TaskEnd", "LockEnd", "SetupEnd":
 		kind = strings.TrimSuffix(name, "End")
 	default:
 		return

@@ -395,6 +395,11 @@ func (s *state) run(g *gor) (float64, bool) {
 			c := &s.p.kids(f.node)[f.i]
 			switch c.kind() {
 			case tree.KindU:
+				if c.setup() && !s.paysSetup(g, top) {
+					f.i++
+					f.rep = 0
+					continue
+				}
 				d := float64(c.len()) * float64(c.count()-f.rep) * s.burden
 				if s.spans != nil {
 					s.span(g.core, g.clock, g.clock+d, emulate.SpanTask, s.p.name(f.node), f.sec)
@@ -440,6 +445,23 @@ func (s *state) run(g *gor) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// paysSetup reports whether the task of frame top of g runs its
+// per-worker setup: a task a worker runs (the frame below is its
+// fWorker frame) pays it in the worker's first task that has any, and a
+// task that is a goroutine of its own (spawn) always does.
+func (s *state) paysSetup(g *gor, top int) bool {
+	f := &g.frames[top]
+	if f.payer || top == 0 || g.frames[top-1].kind != fWorker {
+		return true
+	}
+	wf := &g.frames[top-1]
+	if wf.setupPaid {
+		return false
+	}
+	wf.setupPaid, f.payer = true, true
+	return true
 }
 
 func (s *state) overhead(g *gor, d float64, name string, sec *cnode) {

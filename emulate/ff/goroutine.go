@@ -46,6 +46,12 @@ type frame struct {
 	// walked is set on a fTask frame that walk has just stopped at a
 	// node run's general loop must handle.
 	walked bool
+	// Per-worker setup (tree.Node.Setup): strandPaid is set on a
+	// fWorker frame once the worker has run the section's own setup
+	// (before its first task), setupPaid once it has run its tasks'
+	// (in the first task that has any); payer is set on that task's
+	// frame, which pays every setup node it holds.
+	strandPaid, setupPaid, payer bool
 }
 
 // step is what advancing a frame did.

@@ -41,8 +41,10 @@ type secInfo struct {
 	n int64
 	// leadU is the section's own computation before its first task
 	// (run serially by the encountering thread before the fork); midU
-	// the rest of its own computation (run by worker 0 after the fork).
-	leadU, midU float64
+	// the rest of its own computation (run by worker 0 after the fork);
+	// setupU its per-worker setup (see tree.Node.Setup), which every
+	// worker runs before its first task.
+	leadU, midU, setupU float64
 }
 
 // buildInfo precomputes the task runs of section sec of p into info
@@ -58,6 +60,10 @@ func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 		switch c.kind() {
 		case tree.KindU:
 			w := float64(c.len()) * float64(c.count())
+			if c.setup() {
+				info.setupU += w
+				continue
+			}
 			if info.n == 0 {
 				info.leadU += w
 			} else {
@@ -66,7 +72,7 @@ func buildInfo(p *prog, sec *cnode, info *secInfo) *secInfo {
 		case tree.KindTask:
 			r := taskRun{node: c, count: c.count(), start: info.n, pure: true}
 			for _, x := range p.kids(c) {
-				if x.kind() != tree.KindU {
+				if x.kind() != tree.KindU || x.setup() {
 					r.pure = false
 				}
 				if x.kind() == tree.KindU || x.kind() == tree.KindL {
@@ -158,6 +164,9 @@ func (r *taskRun) shapeOneL(p *prog) {
 	for i, x := range p.kids(r.node) {
 		if x.len() < 0 || x.len() >= maxExact || x.count() >= 1<<20 {
 			return
+		}
+		if x.setup() {
+			return // once per worker: not the same in every task
 		}
 		switch x.kind() {
 		case tree.KindU:

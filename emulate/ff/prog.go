@@ -22,7 +22,8 @@ type cnode struct {
 	// cnt is the node's repetition count, 1 to maxCount (compile splits
 	// a longer run into several nodes).
 	cnt int32
-	// meta holds the kind (bits 0-2), nowait (bit 3), dense (bit 4) and,
+	// meta holds the kind (bits 0-2), nowait (bit 3; on a U node:
+	// setup, see tree.Node.Setup), dense (bit 4) and,
 	// from bit 5, ref: for an L node its lock's index in prog.lockIDs,
 	// for a Sec or Task node the source node's index in prog.src.
 	meta uint32
@@ -32,6 +33,9 @@ type cnode struct {
 const (
 	metaKind   = 1<<3 - 1
 	metaNowait = 1 << 3
+	// metaSetup marks a U node of per-worker setup (the bit is
+	// metaNowait's, which only a Sec uses).
+	metaSetup = 1 << 3
 	// metaDense is set on a Sec whose children are all tasks of Count
 	// 1: task i is child i (see secInfo).
 	metaDense = 1 << 4
@@ -45,6 +49,7 @@ const (
 func (c *cnode) kind() tree.Kind { return tree.Kind(c.meta & metaKind) }
 func (c *cnode) nowait() bool    { return c.meta&metaNowait != 0 }
 func (c *cnode) dense() bool     { return c.meta&metaDense != 0 }
+func (c *cnode) setup() bool     { return c.meta&(metaKind|metaSetup) == uint32(tree.KindU)|metaSetup }
 func (c *cnode) ref() int32      { return int32(c.meta >> metaRef) }
 
 // len returns a U or L node's length.
@@ -172,6 +177,9 @@ func (c *compiler) place(n *tree.Node, at int) error {
 				return fmt.Errorf("%s %q: negative length %d", kindWord(n.Kind), n.Name, ch.Len)
 			}
 			k := cnode{v: ch.Len, meta: uint32(ch.Kind)}
+			if ch.Setup && ch.Kind == tree.KindU {
+				k.meta |= metaSetup
+			}
 			if ch.Kind == tree.KindL {
 				i, err := c.lock(ch.Lock)
 				if err != nil {

@@ -155,6 +155,11 @@ func (s *state) workerFrame(tm *team, w int) frame {
 func (s *state) stepWorker(g *gor, top int) step {
 	f := &g.frames[top]
 	info := f.info
+	if info.setupU > 0 && !f.strandPaid {
+		// The section's own per-worker setup, before the first task.
+		f.strandPaid = true
+		s.serialU(g, info.setupU, f.sec)
+	}
 	if f.left == 0 {
 		switch s.rule.next(s, g, f) {
 		case tookWait:

@@ -95,3 +95,44 @@ func TestGoIdioms(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupOncePerWorker checks per-worker setup (tree.Node.Setup) on
+// loops worked out by hand: two cores, no overheads.
+func TestSetupOncePerWorker(t *testing.T) {
+	// Four tasks of 1 ms setup + 2 ms work, static on two workers: each
+	// runs two tasks and pays the setup once: 1 + 2·2 = 5 ms (serially
+	// 12 ms). spawn: every task is a goroutine and pays it: 2·3 = 6 ms.
+	tasks := func() *tree.Node {
+		return tree.Sec("rows", tree.Run(4, tree.Task("row", tree.Setup(1e6), tree.U(2e6))))
+	}
+	// The section's own setup (0.5 ms) before its tasks: each worker
+	// pays it before its first task: 0.5 + 2·2 = 4.5 ms; a task-level
+	// setup on top: 0.5 + 1 + 4 = 5.5 ms.
+	strand := tree.Sec("rows", tree.Setup(0.5e6), tree.Run(4, tree.Task("row", tree.U(2e6))))
+	both := tree.Sec("rows", tree.Setup(0.5e6), tree.Run(4, tree.Task("row", tree.Setup(1e6), tree.U(2e6))))
+	// Two setup nodes in one task: the first task of each worker pays
+	// both (0.25 + 0.75), later ones neither: 1 + 2·2 = 5 ms.
+	two := tree.Sec("rows", tree.Run(4, tree.Task("row", tree.Setup(0.25e6), tree.U(1e6), tree.Setup(0.75e6), tree.U(1e6))))
+	tests := []struct {
+		name, sched string
+		sec         *tree.Node
+		want        float64
+	}{
+		{"static", "static", tasks(), 5e6},
+		{"dynamic:1", "dynamic:1", tasks(), 5e6},
+		{"pool", "pool", tasks(), 5e6},
+		{"spawn", "spawn", tasks(), 6e6},
+		{"strand", "static", strand, 4.5e6},
+		{"both", "dynamic:1", both, 5.5e6},
+		{"two setups", "static:1", two, 5e6},
+	}
+	for _, tc := range tests {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, tc.sched), 1, machine.Overheads{}, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}

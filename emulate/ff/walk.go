@@ -19,6 +19,9 @@ func (s *state) walk(g *gor, f *frame) step {
 		c := &ch[f.i]
 		switch c.kind() {
 		case tree.KindU:
+			if c.setup() {
+				return stBlock // run's general loop decides who pays it
+			}
 			g.clock += float64(c.len()) * float64(c.count()-f.rep) * s.burden
 			f.i++
 			f.rep = 0

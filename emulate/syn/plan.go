@@ -16,9 +16,10 @@ import (
 type itemKind uint8
 
 const (
-	itemU   itemKind = iota // spin ns
-	itemL                   // reps × (lock, spin ns, unlock)
-	itemSec                 // reps × nested section
+	itemU     itemKind = iota // spin ns
+	itemL                     // reps × (lock, spin ns, unlock)
+	itemSec                   // reps × nested section
+	itemSetup                 // spin ns, once per worker (tree.Node.Setup)
 )
 
 type item struct {
@@ -31,6 +32,8 @@ type item struct {
 
 type taskPlan struct {
 	items []item
+	// setup is set when an item is per-worker setup.
+	setup bool
 }
 
 // taskRun is a run of identical tasks starting at loop index start.
@@ -41,6 +44,7 @@ type taskRun struct {
 
 type secPlan struct {
 	pre, post []int64 // the section's own U lengths, before and after the loop
+	setup     int64   // the section's own per-worker setup (tree.Node.Setup)
 	runs      []taskRun
 	n         int // number of tasks (loop iterations)
 	work      int64
@@ -119,6 +123,11 @@ func (c *compiler) sec(n *tree.Node, depth int) (*secPlan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("section %q: %w", n.Name, err)
 			}
+			if ch.Setup {
+				sp.setup += ns
+				sp.work += ns
+				continue
+			}
 			if sp.n == 0 {
 				sp.pre = append(sp.pre, ns)
 			} else {
@@ -160,7 +169,11 @@ func (c *compiler) task(n *tree.Node, depth int) (*taskPlan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("task %q: %w", n.Name, err)
 			}
-			tp.items = append(tp.items, item{kind: itemU, ns: ns, reps: 1})
+			k := itemU
+			if ch.Setup {
+				k, tp.setup = itemSetup, true
+			}
+			tp.items = append(tp.items, item{kind: k, ns: ns, reps: 1})
 		case tree.KindL:
 			ns, err := c.length(ch, 1)
 			if err != nil {
@@ -191,7 +204,7 @@ func taskWork(tp *taskPlan) int64 {
 	var w int64
 	for _, it := range tp.items {
 		switch it.kind {
-		case itemU:
+		case itemU, itemSetup:
 			w += it.ns
 		case itemL:
 			w += it.ns * it.reps

@@ -22,7 +22,10 @@ type acct struct {
 	// goroutine of the nested teams it entered: the time spent in spin
 	// delays plus the walking cost they absorbed.
 	busy int64
-	_    [48]byte
+	// strandDone and setupDone are set once the worker has run its
+	// section's own per-worker setup and its tasks' (tree.Node.Setup).
+	strandDone, setupDone bool
+	_                     [46]byte
 }
 
 // u replays a U leaf of ns nanoseconds whose visit costs nodeNs of
@@ -56,6 +59,11 @@ func (r *replayer) sec(sp *secPlan, a *acct) {
 	}
 	if sp.n > 0 {
 		if r.sched.PerTask() {
+			// No workers: the section's own setup runs once, as
+			// recorded.
+			if sp.setup > 0 {
+				a.u(sp.setup, r.walk.NodeNs)
+			}
 			r.spawnTeam(sp, a)
 		} else {
 			r.team(sp, a)
@@ -74,6 +82,10 @@ func (r *replayer) team(sp *secPlan, a *acct) {
 	accts := make([]acct, min(r.threads, sp.n))
 	accts[0].walk, a.walk = a.walk, 0
 	par.ForWorker(sp.n, r.threads, r.sched, func(w, i int) {
+		if a := &accts[w]; sp.setup > 0 && !a.strandDone {
+			a.strandDone = true
+			a.u(sp.setup, r.walk.NodeNs)
+		}
 		r.task(sp.task(i), &accts[w])
 	})
 	var sum, most float64
@@ -103,11 +115,21 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 // task replays one task instance, accounting into a.
 func (r *replayer) task(tp *taskPlan, a *acct) {
 	a.walk += r.walk.NodeNs // visiting the task
+	// The worker's first task with setup runs all of it; later ones
+	// none (a spawned task's acct is its own: it always runs it).
+	pays := tp.setup && !a.setupDone
+	if pays {
+		a.setupDone = true
+	}
 	for k := range tp.items {
 		it := &tp.items[k]
 		switch it.kind {
 		case itemU:
 			a.u(it.ns, r.walk.NodeNs)
+		case itemSetup:
+			if pays {
+				a.u(it.ns, r.walk.NodeNs)
+			}
 		case itemL:
 			for range it.reps {
 				a.walk += r.walk.NodeNs
@@ -161,7 +183,7 @@ func counts(sp *secPlan) (nodes, calls float64) {
 			c[0] += reps // the task visit
 			for _, it := range run.task.items {
 				switch it.kind {
-				case itemU:
+				case itemU, itemSetup:
 					c[0] += reps
 				case itemL:
 					c[0] += reps * float64(it.reps)

@@ -100,3 +100,21 @@ func worker() {
 	annotate.LockBegin(lockA) // want `annotate.LockBegin in worker, which the goroutine started at line \d+ runs`
 	annotate.LockEnd(lockA)   // want `annotate.LockEnd in worker`
 }
+
+func setups(xs []int) {
+	annotate.SecBegin("s")
+	for range xs {
+		annotate.TaskBegin("t")
+		annotate.Setup(func() {})
+		annotate.SetupBegin()
+		annotate.SetupEnd()
+		annotate.TaskEnd()
+	}
+	annotate.SecEnd(false)
+}
+
+func setupOpen() {
+	annotate.SecBegin("s")
+	annotate.SetupBegin()
+	annotate.SecEnd(false) // want `annotate.SecEnd while SetupBegin\(\) of line \d+ is the innermost annotation open`
+}

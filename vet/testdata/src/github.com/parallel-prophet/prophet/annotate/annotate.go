@@ -13,3 +13,6 @@ func Task(name string, fn func())   { fn() }
 func Lock(id int, fn func())        { fn() }
 func Loop(n int, body func(i int))  {}
 func Record(fn func()) (any, error) { return nil, nil }
+func SetupBegin()                   {}
+func SetupEnd()                     {}
+func Setup(fn func())               { fn() }
