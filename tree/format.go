@@ -367,8 +367,8 @@ func (d *decoder) count(what string, minBytes int) int {
 // lock, length, count and number of children.
 const minNodeBytes = 7
 
-func decode(payload []byte, version uint16) (*Tree, error) {
-	d := &decoder{b: payload}
+// meta reads the Meta at the start of a payload of format version.
+func (d *decoder) meta(version uint16) Meta {
 	var m Meta
 	m.Program = d.str("program")
 	m.Recorded = d.str("recording time")
@@ -391,7 +391,12 @@ func decode(payload []byte, version uint16) (*Tree, error) {
 			}
 		}
 	}
+	return m
+}
 
+func decode(payload []byte, version uint16) (*Tree, error) {
+	d := &decoder{b: payload}
+	m := d.meta(version)
 	names := make([]string, d.count("number of names", 1))
 	for i := range names {
 		names[i] = d.str("name")

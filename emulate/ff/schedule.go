@@ -77,67 +77,74 @@ func (s *state) stepSec(g *gor, top int) step {
 		g.frames = g.frames[:top]
 		return stCont
 	case phSpawn:
-		ch := s.p.kids(f.node)
-		if f.i >= len(ch) {
-			f.phase = phJoin
-			return stCont
+		return s.stepSpawn(g, f)
+	}
+	return stCont
+}
+
+// stepSpawn advances the spawning phase of fSec frame f of g: it runs the
+// section's own U nodes and spawns its tasks, one goroutine each, in
+// order, waiting for a slot where the schedule limits how many run.
+func (s *state) stepSpawn(g *gor, f *frame) step {
+	ch := s.p.kids(f.node)
+	if f.i >= len(ch) {
+		f.phase = phJoin
+		return stCont
+	}
+	c := &ch[f.i]
+	switch c.kind() {
+	case tree.KindU:
+		s.serialU(g, float64(c.len())*float64(c.count()-f.rep), f.node)
+		f.i++
+		f.rep = 0
+	case tree.KindTask:
+		// Spawn the run's tasks one after the other, while g
+		// stays the earliest.
+		tm := f.team
+		var run *taskRun
+		if !f.info.dense {
+			// f.w counts the task children done: the run index.
+			run = &f.info.runs[f.w]
 		}
-		c := &ch[f.i]
-		switch c.kind() {
-		case tree.KindU:
-			s.serialU(g, float64(c.len())*float64(c.count()-f.rep), f.node)
-			f.i++
-			f.rep = 0
-		case tree.KindTask:
-			// Spawn the run's tasks one after the other, while g
-			// stays the earliest.
-			tm := f.team
-			var run *taskRun
-			if !f.info.dense {
-				// f.w counts the task children done: the run index.
-				run = &f.info.runs[f.w]
-			}
-			for {
-				if !f.charged && run != nil && s.spawnRun(g, f, run, tm) {
-					if f.rep == 0 {
-						break
-					}
-					continue
-				}
-				if !f.charged && s.spawnLimit > 0 {
-					// At most spawnLimit running: wait for a slot.
-					if !s.at(g) {
-						return stYield
-					}
-					if tm.pending >= s.spawnLimit {
-						tm.waiter, tm.waitAt = g, s.spawnLimit-1
-						g.resume = resSlot
-						s.leave(g, emulate.SpanIdle)
-						return stBlock
-					}
-				}
-				if !s.pay(g, f, &s.nSpawn, s.spawnNs, "spawn") {
-					return stYield
-				}
-				tm.spawned++
-				f.rep++
-				last := f.rep >= c.count()
-				if last {
-					f.i++
-					f.rep = 0
-					f.w++
-				}
-				// spawnG touches other goroutines only: f stays valid.
-				s.spawnTask(c, run, tm, g.core)
-				if last {
+		for {
+			if !f.charged && run != nil && s.spawnRun(g, f, run, tm) {
+				if f.rep == 0 {
 					break
 				}
+				continue
 			}
-		default:
-			s.fail("section %q holds a %s node", s.p.name(f.node), c.kind())
-			return stBlock
+			if !f.charged && s.spawnLimit > 0 {
+				// At most spawnLimit running: wait for a slot.
+				if !s.at(g) {
+					return stYield
+				}
+				if tm.pending >= s.spawnLimit {
+					tm.waiter, tm.waitAt = g, s.spawnLimit-1
+					g.resume = resSlot
+					s.leave(g, emulate.SpanIdle)
+					return stBlock
+				}
+			}
+			if !s.pay(g, f, &s.nSpawn, s.spawnNs, "spawn") {
+				return stYield
+			}
+			tm.spawned++
+			f.rep++
+			last := f.rep >= c.count()
+			if last {
+				f.i++
+				f.rep = 0
+				f.w++
+			}
+			// spawnG touches other goroutines only: f stays valid.
+			s.spawnTask(c, run, tm, g.core)
+			if last {
+				break
+			}
 		}
-		return stCont
+	default:
+		s.fail("section %q holds a %s node", s.p.name(f.node), c.kind())
+		return stBlock
 	}
 	return stCont
 }
