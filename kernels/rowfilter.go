@@ -34,7 +34,6 @@ type rowFilter struct {
 	in, out  []int32
 	ref      []int32 // reference result (first Check)
 	naive    bool
-	weights  []int32   // the serial version's weights, computed for every row
 	scratchs [][]int32 // per-worker weights of the parallel version
 }
 
@@ -42,7 +41,7 @@ type rowFilter struct {
 // scale 1 (the rows grow with scale).
 func NewRowFilter(scale float64) Kernel {
 	rows := max(int(math.Round(rfBaseRows*scale)), 4)
-	k := &rowFilter{rows: rows, in: make([]int32, rows*rfWidth), out: make([]int32, rows*rfWidth), weights: make([]int32, rfTaps)}
+	k := &rowFilter{rows: rows, in: make([]int32, rows*rfWidth), out: make([]int32, rows*rfWidth)}
 	for i := range k.in {
 		k.in[i] = int32((i * 7919) % 1000)
 	}
@@ -81,12 +80,15 @@ func (k *rowFilter) Serial() {
 	annotate.SecBegin("rowfilter")
 	for y := 0; y < k.rows; y++ {
 		annotate.Task("row", func() {
+			// The row's own buffer (on the stack: no garbage), as
+			// each worker of the parallel version has its own.
+			var w [rfTaps]int32
 			if k.naive {
-				weights(k.weights)
+				weights(w[:])
 			} else {
-				annotate.Setup(func() { weights(k.weights) })
+				annotate.Setup(func() { weights(w[:]) })
 			}
-			k.row(y, k.weights)
+			k.row(y, w[:])
 		})
 	}
 	annotate.SecEnd(false)
@@ -109,16 +111,15 @@ func (k *rowFilter) Parallel(threads int, s par.Schedule) {
 // the Cauchy kernel 2^16/(1 + x²) over each tap's interval by the
 // midpoint rule (rfSteps steps a tap, in integer arithmetic), and
 // returns it: a setup of tens of microseconds that writes one cache
-// line. (Integers throughout: this VM runs scalar floating-point loops
-// at two speeds depending on the vector registers' state, see package
-// internal/fpu, which would make the serial and parallel rows differ.
-// The rows compute into one buffer rather than allocate one each: the
-// garbage would leave the collector running into whatever is timed
-// next.)
+// line. w has rfTaps entries. (Integers throughout: scalar
+// floating-point loops can run at two speeds depending on the vector
+// registers' state, see package internal/fpu, which would make the
+// serial and parallel rows differ. Nothing is allocated: garbage would
+// leave the collector running into whatever is timed next.)
 func weights(w []int32) []int32 {
 	const half = rfTaps / 2
 	var total int64
-	sums := make([]int64, len(w))
+	var sums [rfTaps]int64
 	for d := range w {
 		var sum int64
 		for s := range int64(rfSteps) {
