@@ -116,6 +116,39 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 	team(t, run)
 }
 
+// catcher keeps the first panic of a group of goroutines, to re-raise on
+// the goroutine that waits for them.
+type catcher struct {
+	once   sync.Once
+	val    any
+	caught bool
+}
+
+// keep, deferred by a goroutine of the group, keeps its panic if it is
+// the group's first.
+func (c *catcher) keep() {
+	if r := recover(); r != nil {
+		c.once.Do(func() { c.val, c.caught = r, true })
+	}
+}
+
+// run clears the vector registers' upper state (fpu.ClearUpper) and runs
+// fn, keeping its panic if it is the group's first.
+func (c *catcher) run(fn func()) {
+	defer c.keep()
+	fpu.ClearUpper()
+	fn()
+}
+
+// rethrow, once the group has finished, clears the caller's vector state
+// (it may have resumed on another thread) and re-raises the first panic.
+func (c *catcher) rethrow() {
+	fpu.ClearUpper()
+	if c.caught {
+		panic(c.val)
+	}
+}
+
 // team runs run(w) for w in [0, t): w = 0 on the calling goroutine, the
 // others on new goroutines, and waits for all. Each worker first clears
 // the vector registers' upper state (fpu.ClearUpper), and the caller
@@ -128,61 +161,38 @@ func team(t int, run func(w int)) {
 		return
 	}
 	var (
-		wg      sync.WaitGroup
-		once    sync.Once
-		panicky any
-		caught  bool
+		wg sync.WaitGroup
+		c  catcher
 	)
-	guard := func(w int) {
-		fpu.ClearUpper()
-		defer func() {
-			if r := recover(); r != nil {
-				once.Do(func() { panicky, caught = r, true })
-			}
-		}()
-		run(w)
-	}
 	wg.Add(t - 1)
 	for w := 1; w < t; w++ {
 		go func() {
 			defer wg.Done()
-			guard(w)
+			c.run(func() { run(w) })
 		}()
 	}
-	guard(0)
+	c.run(func() { run(0) })
 	wg.Wait()
-	fpu.ClearUpper() // the caller may have resumed on another thread
-	if caught {
-		panic(panicky)
-	}
+	c.rethrow()
 }
 
 // spawn starts one goroutine per iteration and waits for all of them.
 func spawn(n int, body func(worker, i int)) {
 	var (
-		wg      sync.WaitGroup
-		once    sync.Once
-		panicky any
-		caught  bool
+		wg sync.WaitGroup
+		c  catcher
 	)
 	wg.Add(n)
 	for i := 0; i < n; i++ {
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					once.Do(func() { panicky, caught = r, true })
-				}
-			}()
+			defer c.keep()
 			fpu.ClearUpper()
 			body(i, i)
 		}()
 	}
 	wg.Wait()
-	fpu.ClearUpper() // the caller may have resumed on another thread
-	if caught {
-		panic(panicky)
-	}
+	c.rethrow()
 }
 
 // pool runs body for every index in [0, n) on t new goroutines that
@@ -196,31 +206,22 @@ func pool(n, t int, body func(worker, i int)) {
 	}
 	close(jobs)
 	var (
-		wg      sync.WaitGroup
-		once    sync.Once
-		panicky any
-		caught  bool
+		wg sync.WaitGroup
+		c  catcher
 	)
 	wg.Add(t)
 	for w := 0; w < t; w++ {
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					once.Do(func() { panicky, caught = r, true })
+			c.run(func() {
+				for i := range jobs {
+					body(w, i)
 				}
-			}()
-			fpu.ClearUpper()
-			for i := range jobs {
-				body(w, i)
-			}
+			})
 		}()
 	}
 	wg.Wait()
-	fpu.ClearUpper() // the caller may have resumed on another thread
-	if caught {
-		panic(panicky)
-	}
+	c.rethrow()
 }
 
 // limited runs body(i, i) for every i in [0, n) on a goroutine of its own
@@ -230,29 +231,18 @@ func pool(n, t int, body func(worker, i int)) {
 // panics).
 func limited(n, t int, body func(worker, i int)) {
 	var (
-		g       errgroup.Group
-		once    sync.Once
-		panicky any
-		caught  bool
+		g errgroup.Group
+		c catcher
 	)
 	g.SetLimit(t)
 	for i := 0; i < n; i++ {
 		g.Go(func() error {
-			defer func() {
-				if r := recover(); r != nil {
-					once.Do(func() { panicky, caught = r, true })
-				}
-			}()
-			fpu.ClearUpper()
-			body(i, i)
+			c.run(func() { body(i, i) })
 			return nil
 		})
 	}
 	_ = g.Wait() // the goroutines return no errors
-	fpu.ClearUpper()
-	if caught {
-		panic(panicky)
-	}
+	c.rethrow()
 }
 
 // Do runs every fn on its own goroutine (spawn-per-task) and returns when
