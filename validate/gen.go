@@ -21,6 +21,10 @@ const (
 	// a Test1 loop, either as frequent inner-loop parallelism (the outer
 	// loop serial) or as nested parallelism (the outer loop parallel too).
 	Test2 = "test2"
+	// Fine is a fine-grained loop: 10^4 to 10^6 tasks of 50 ns to 2 µs,
+	// about half of the samples adding into a shared total under one
+	// short critical section: the loop a Go programmer tries first.
+	Fine = "fine"
 )
 
 // Shape is a per-iteration workload pattern (the paper's
@@ -104,7 +108,7 @@ type Program struct {
 	// Desc says in a few words what was drawn (shape, trip counts,
 	// lock probabilities).
 	Desc string
-	// Loop is the Test1 loop (Test1 only).
+	// Loop is the Test1 or Fine loop (nil for Test2).
 	Loop *Loop
 	// Outer is Test2's outer loop; Nested says whether it is a parallel
 	// loop (nested parallelism) or a serial loop around parallel inner
@@ -115,7 +119,7 @@ type Program struct {
 
 // Work returns the program's total work in nanoseconds.
 func (p *Program) Work() int64 {
-	if p.Test == Test1 {
+	if p.Loop != nil {
 		return p.Loop.Work()
 	}
 	var w int64
@@ -131,7 +135,7 @@ func (p *Program) Work() int64 {
 // Tasks returns the number of tasks (loop iterations run as tasks) in
 // the program.
 func (p *Program) Tasks() int {
-	if p.Test == Test1 {
+	if p.Loop != nil {
 		return len(p.Loop.Iters)
 	}
 	n := 0
@@ -175,8 +179,10 @@ func Generate(test string, seed uint64, scale float64) (*Program, error) {
 		p.Loop, p.Desc = g.test1()
 	case Test2:
 		p.Outer, p.Nested, p.Desc = g.test2()
+	case Fine:
+		p.Loop, p.Desc = g.fine()
 	default:
-		return nil, fmt.Errorf("unknown test %q (want %s or %s)", test, Test1, Test2)
+		return nil, fmt.Errorf("unknown test %q (want %s, %s or %s)", test, Test1, Test2, Fine)
 	}
 	return p, nil
 }
@@ -345,6 +351,58 @@ func (g gen) test1() (*Loop, string) {
 	return l, fmt.Sprintf("%d iterations, %s ×%.1f, %s", n, s, ratio, lp)
 }
 
+// Fine-grained loop ranges: task lengths are drawn log-uniformly from
+// fineMinNs to fineMaxNs (not scaled), the number of tasks follows the
+// scaled total work, from fineMinTasks (at scale 1) to fineMaxTasks.
+const (
+	fineMinNs    = 50
+	fineMaxNs    = 2000
+	fineMinTasks = 10_000
+	fineMaxTasks = 1_000_000
+)
+
+// fine makes a Fine loop: tasks of one typical length with a mild
+// shape, and in half the samples one critical section of 10 to 30% of
+// the task (20 ns at least), taken by every task or by a random share.
+func (g gen) fine() (*Loop, string) {
+	total := g.between(minWorkNs, maxWorkNs) * g.scale
+	task := float64(g.logUniform(fineMinNs, fineMaxNs))
+	n := min(max(int(total/task), int(fineMinTasks*min(g.scale, 1)), 16), fineMaxTasks)
+	s := Shape(g.r.IntN(int(Mixed))) // no mixed: one level
+	ratio := g.between(1, 3)
+	weights := g.shape(s, n, ratio)
+	var wsum float64
+	for _, w := range weights {
+		wsum += w
+	}
+	lockFrac, p := 0.0, 0.0
+	if g.r.IntN(2) == 0 {
+		lockFrac, p = g.between(0.1, 0.3), 1
+		if g.r.IntN(2) == 0 {
+			p = g.between(0.2, 1)
+		}
+	}
+	l := &Loop{Iters: make([]Iter, n)}
+	var work float64
+	for i, w := range weights {
+		ns := total * w / wsum
+		it := Iter{}
+		if g.r.Float64() < p {
+			it.L1 = max(int64(ns*lockFrac), 20)
+		}
+		rest := max(int64(ns)-it.L1, 2)
+		it.D1 = rest / 2
+		it.D3 = rest - it.D1
+		l.Iters[i] = it
+		work += float64(it.Work())
+	}
+	lock := "no lock"
+	if p > 0 {
+		lock = fmt.Sprintf("lock1 %.0f%%×p%.2f", 100*lockFrac, p)
+	}
+	return l, fmt.Sprintf("%d tasks of %.0f ns on average, %s ×%.1f, %s", n, work/float64(n), s, ratio, lock)
+}
+
 func (g gen) test2() ([]Outer, bool, string) {
 	total := g.between(minWorkNs, maxWorkNs) * g.scale
 	task := g.taskNs()
@@ -399,7 +457,7 @@ func (g gen) test2() ([]Outer, bool, string) {
 // version runs with par.For is a section, every iteration a task, every
 // critical section a lock.
 func (p *Program) Serial() {
-	if p.Test == Test1 {
+	if p.Loop != nil {
 		serialLoop(p.Loop)
 		return
 	}
@@ -450,7 +508,7 @@ func serialLoop(l *Loop) {
 // their own teams), and each critical section holds a real sync.Mutex.
 func (p *Program) Parallel(threads int, s par.Schedule) {
 	var mu [2]sync.Mutex
-	if p.Test == Test1 {
+	if p.Loop != nil {
 		parallelLoop(p.Loop, threads, s, &mu)
 		return
 	}

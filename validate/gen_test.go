@@ -253,3 +253,38 @@ func TestParallelCompletes(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateFine checks the fine-grained loops' ranges: task counts,
+// task lengths, and the critical section's share.
+func TestGenerateFine(t *testing.T) {
+	locked := 0
+	for i := 0; i < 40; i++ {
+		p, err := Generate(Fine, SampleSeed(5, Fine, i), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(p.Loop.Iters)
+		if n < fineMinTasks/2 || n > fineMaxTasks {
+			t.Errorf("sample %d: %d tasks", i, n)
+		}
+		mean := float64(p.Work()) / float64(n)
+		if mean < fineMinNs/2 || mean > 3*fineMaxNs {
+			t.Errorf("sample %d (%s): tasks of %.0f ns on average", i, p.Desc, mean)
+		}
+		if w := float64(p.Work()); w < minWorkNs*0.9 || w > maxWorkNs*1.1 {
+			t.Errorf("sample %d: work %.1f ms", i, w/1e6)
+		}
+		for _, it := range p.Loop.Iters {
+			if it.L2 != 0 || it.D2 != 0 || it.L1 < 0 || (it.L1 > 0 && it.L1 < 20) {
+				t.Fatalf("sample %d: iteration %+v", i, it)
+			}
+			if it.L1 > 0 {
+				locked++
+				break
+			}
+		}
+	}
+	if locked < 8 || locked > 32 {
+		t.Errorf("%d of 40 samples take a lock, want about half", locked)
+	}
+}

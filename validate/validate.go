@@ -27,8 +27,8 @@ const Examples = "examples"
 // samples of each test at 2 threads with static, static:1 and dynamic:1,
 // both emulators, 5 repeats.
 type Config struct {
-	// Test is Test1, Test2, or empty for both. Ignored when Examples is
-	// set.
+	// Test is Test1, Test2 or Fine, or empty for Test1 and Test2.
+	// Ignored when Examples is set.
 	Test string
 	// Samples is the number of generated samples per test (default 30).
 	Samples int
@@ -237,9 +237,9 @@ func (c Config) withDefaults() (Config, error) {
 		c.Machine = machine.Default()
 	}
 	switch c.Test {
-	case "", Test1, Test2:
+	case "", Test1, Test2, Fine:
 	default:
-		return c, fmt.Errorf("unknown test %q (want %s or %s)", c.Test, Test1, Test2)
+		return c, fmt.Errorf("unknown test %q (want %s, %s or %s)", c.Test, Test1, Test2, Fine)
 	}
 	return c, nil
 }

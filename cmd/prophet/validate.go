@@ -20,7 +20,9 @@ func validateCommand() *command {
 		summary: "measure prediction error against real parallel runs",
 		long: `Generates random programs shaped like the paper's Test1 (a parallel loop with
 imbalance and up to two critical sections) and Test2 (Test1 with inner-loop
-and nested parallelism), or with --examples takes the bundled kernels;
+and nested parallelism), or with --test fine fine-grained loops (10^4 to 10^6
+tasks of 50 ns to 2 µs, half of them with a short critical section), or
+with --examples takes the bundled kernels;
 profiles each annotated serial version, predicts its speedup with ff and
 syn, runs the same program really parallelized with package par, and reports
 the error |predicted − real| / real per test, emulator, schedule and thread
@@ -47,7 +49,7 @@ average, a note says the comparison was disturbed.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
-		test := fs.String("test", "", "test1, test2, or both when empty")
+		test := fs.String("test", "", "test1, test2 or fine (a fine-grained loop: tasks of 50 ns to 2 µs); test1 and test2 when empty")
 		samples := fs.Int("samples", 30, "samples per test")
 		threads := fs.String("threads", "2", "thread counts")
 		scheds := fs.String("schedule", "static,static:1,dynamic:1", "schedules (also guided:C, spawn, pool, errgroup; see prophet predict --help)")
@@ -72,8 +74,8 @@ average, a note says the comparison was disturbed.`,
 		if fs.NArg() != 0 {
 			return usagef("validate: takes no arguments, got %q", fs.Args())
 		}
-		if *test != "" && *test != "test1" && *test != "test2" {
-			return usagef("--test: want test1 or test2, not %q", *test)
+		if *test != "" && *test != validate.Test1 && *test != validate.Test2 && *test != validate.Fine {
+			return usagef("--test: want test1, test2 or fine, not %q", *test)
 		}
 		if *samples < 1 || *repeats < 1 {
 			return usagef("--samples and --repeats must be at least 1")
