@@ -65,6 +65,11 @@ const (
 //     (par's pool schedule: wall time × t / receives); each the best
 //     of three;
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
+//   - LockMigrateNs: how much longer a Lock and Unlock takes when the
+//     mutex was last taken on another core: two goroutines on two
+//     threads take turns (without waiting for the lock: the turn passes
+//     after the Unlock), against one goroutine taking it again (median
+//     of three rounds; 0 with GOMAXPROCS = 1);
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
 //     200 µs to the parked waiter returning from Lock (90th percentile,
 //     see measureHandoff): long enough for the waiter's idle core to go
@@ -94,11 +99,11 @@ const (
 //     between two reads is a hiccup (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the ten measurements. With GOMAXPROCS = 1 there is no other core to
+// the eleven measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 10
+	const total = 11
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -110,6 +115,13 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
+		{"lock migration", func(ctx context.Context) (err error) {
+			if runtime.GOMAXPROCS(0) < 2 {
+				return nil
+			}
+			ov.LockMigrateNs, err = measureLockMigrate(ctx)
+			return
+		}},
 		{"lock hand-off", func(ctx context.Context) (err error) {
 			ov.LockHandoffNs, ov.LockWakeNs, err = measureHandoff(ctx)
 			return
@@ -207,6 +219,63 @@ func measureChunk(ctx context.Context, t int) (float64, error) {
 		best = min(best, chunkLoop(chunkIters, t))
 	}
 	return float64(best) * float64(t) / chunkIters, nil
+}
+
+// migrateIters is how many turns each of the two goroutines of a lock
+// migration round takes.
+const migrateIters = 10_000
+
+// measureLockMigrate returns the median of three lockMigrateOnce rounds.
+func measureLockMigrate(ctx context.Context) (float64, error) {
+	var xs [3]float64
+	for i := range xs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		xs[i] = lockMigrateOnce(migrateIters)
+	}
+	return robust.Median(xs[:]), nil
+}
+
+// lockMigrateOnce times n turns of each of two goroutines, locked to
+// threads of their own, that take a mutex one after the other, each
+// passing the turn after its Unlock, so the mutex's cache line moves at
+// every Lock and nobody waits for the lock itself; then n Lock-Unlock
+// pairs of one goroutine. It returns the difference per pair (at least
+// 0): what a Lock costs when the lock was last taken on another core.
+func lockMigrateOnce(n int) float64 {
+	var (
+		mu    sync.Mutex
+		turn  atomic.Int32
+		total [2]int64
+		wg    sync.WaitGroup
+	)
+	wg.Add(2)
+	for w := range 2 {
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for range n {
+				for turn.Load() != int32(w) {
+				}
+				t0 := clock.Now()
+				mu.Lock()
+				mu.Unlock()
+				total[w] += clock.Now() - t0
+				turn.Store(int32(1 - w))
+			}
+		}()
+	}
+	wg.Wait()
+	var same int64
+	for range n {
+		t0 := clock.Now()
+		mu.Lock()
+		mu.Unlock()
+		same += clock.Now() - t0
+	}
+	return max(float64(total[0]+total[1])/float64(2*n)-float64(same)/float64(n), 0)
 }
 
 // chanIters is how many indices a channel measurement sends and

@@ -80,6 +80,12 @@ type Overheads struct {
 	// the wake-up latency's spread, see package emulate/ff).
 	LockNs        float64 `json:"lock_ns"`
 	LockHandoffNs float64 `json:"lock_handoff_ns"`
+	// LockMigrateNs is what taking a mutex costs beyond LockNs when it
+	// was last held on another core: its cache line moves over (tens of
+	// nanoseconds, which a loop of short critical sections on several
+	// cores pays at nearly every Lock). Load gives a profile saved
+	// before prophet measured it Default's; zero charges nothing.
+	LockMigrateNs float64 `json:"lock_migrate_ns,omitempty"`
 	// LockWakeNs is the unlocker's own cost when its Unlock wakes a
 	// waiter that parked: Go readies the waiter and wakes an idle core's
 	// thread for it (a futex wake) before Unlock returns, while the lock
@@ -217,6 +223,7 @@ func Default() Profile {
 			ChanRecvNs:     40,
 			LockNs:         12,
 			LockHandoffNs:  101000,
+			LockMigrateNs:  40,
 			LockWakeNs:     9000,
 			LockSwitchNs:   1000,
 			LockSpinNs:     2900,
@@ -260,10 +267,14 @@ func Load(path string) (Profile, error) {
 	if err := p.Validate(); err != nil {
 		return Profile{}, fmt.Errorf("reading machine profile %s: out of range: %w", path, err)
 	}
+	d := Default().Overheads
 	if o := &p.Overheads; o.ChanSendNs == 0 && o.ChanRecvNs == 0 {
 		// Saved before channel costs were measured.
-		d := Default().Overheads
 		o.ChanSendNs, o.ChanRecvNs = d.ChanSendNs, d.ChanRecvNs
+	}
+	if o := &p.Overheads; o.LockMigrateNs == 0 && o.LockNs > 0 {
+		// Saved before the lock's migration was measured.
+		o.LockMigrateNs = d.LockMigrateNs
 	}
 	return p, nil
 }

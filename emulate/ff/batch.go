@@ -32,8 +32,8 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	}
 	lk := s.lock(r.lockID)
 	req := c + a
-	if lk.waiters.len() > 0 || lk.releaseAt > req {
-		return 0
+	if lk.waiters.len() > 0 || lk.releaseAt > req || lk.migrates(g.core) && s.ov.LockMigrateNs > 0 {
+		return 0 // the step-by-step path takes the lock over first
 	}
 	// Requests at req + j·p for j < k must come before lim.
 	lim := s.limit()
@@ -54,6 +54,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	last := req + float64(k-1)*p
 	s.now = max(s.now, last)
 	lk.hold(g, last+lockNs+l)
+	lk.lastCore = int32(g.core)
 	g.clock = c + float64(k)*p
 	s.nLock += int(k)
 	s.passHolds(lr, k)
@@ -166,8 +167,8 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	}
 	lk := s.lock(r.lockID)
 	req := c + chunkNs + a
-	if lk.waiters.len() > 0 || lk.releaseAt > req {
-		return false
+	if lk.waiters.len() > 0 || lk.releaseAt > req || lk.migrates(g.core) && s.ov.LockMigrateNs > 0 {
+		return false // the step-by-step path takes the lock over first
 	}
 	// The last request of chunk j-1 must come before lim.
 	tail := chunkNs + float64(cs-1)*p + a
@@ -191,6 +192,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	last := c + float64(j-1)*q + tail
 	s.now = max(s.now, last)
 	lk.hold(g, last+lockNs+l)
+	lk.lastCore = int32(g.core)
 	g.clock = c + float64(j)*q
 	n := j * cs
 	s.nLock += int(n)

@@ -81,7 +81,10 @@
 //   - ChunkNs on the fetching worker after every dynamic or guided chunk
 //     it gets (teams of two or more);
 //   - SpawnNs on the spawner before each spawned goroutine is runnable;
-//   - LockNs per L node, inside the critical section;
+//   - LockNs per L node, inside the critical section, and LockMigrateNs
+//     on top when the lock was last taken on another core (its cache
+//     line moves over; a loop of short critical sections on several
+//     cores pays it at nearly every Lock);
 //   - lock wake-ups (a waiter that parked runs long after the Unlock
 //     that wakes it, so that under contention the unlocker mostly takes
 //     the lock again first): the Unlock of a lock with waiters wakes the

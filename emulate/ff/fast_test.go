@@ -77,11 +77,12 @@ func TestShortcutsExact(t *testing.T) {
 	ovs := []machine.Overheads{
 		{},
 		machine.Default().Overheads,
-		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, SpawnNs: 2, LockNs: 1, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
+		// (With a cost for a lock that moves between cores.)
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, SpawnNs: 2, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
 		{ForkNs: 250, JoinNs: 500, ChunkNs: 17, SpawnNs: 175, LockNs: 12, LockHandoffNs: 11000, WakeP50Ns: 2000, WakeP90Ns: 9000},
 		calibrated,
 		calibrated10,
-		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
+		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockMigrateNs: 5, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// An Unlock that wakes a parked waiter costs the unlocker.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, LockWakeNs: 6, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// Noise at a rate the test trees' short holds meet often.

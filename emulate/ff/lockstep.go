@@ -183,6 +183,14 @@ func (s *state) lockstep() bool {
 		nmax = (r.count - tm.cur.off) / k
 	}
 	nmax = min(nmax, s.quietHolds(lr)/k)
+	if mig := s.ov.LockMigrateNs; mig > 0 {
+		// Every Lock comes from another core (see roundOrder).
+		hold += mig
+		period += mig
+		if !isInt(mig) || !isInt(period) {
+			return false
+		}
+	}
 	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
 	if !ok {
 		return false
@@ -291,6 +299,15 @@ func (s *state) lockstepSpawn() bool {
 	if k == 0 || s.ready.len() < len(members) {
 		return false
 	}
+	if mig := s.ov.LockMigrateNs; mig > 0 && k >= 2 {
+		// Every Lock comes from another core (see roundOrder).
+		hold += mig
+		tail += mig
+		period += mig
+		if !isInt(mig) || !isInt(period) {
+			return false
+		}
+	}
 	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
 	if !ok {
 		return false
@@ -382,6 +399,13 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32
 			return first, last, false
 		}
 	}
+	// With the cost of a lock moving between cores, the rounds are
+	// alike only if every Lock moves it (two or more members, each on
+	// its own core: the first one's too, from where the lock was last
+	// taken) or none does (one member, on the lock's core).
+	if s.ov.LockMigrateNs > 0 && lk.migrates(members[0].g.core) != (len(members) >= 2) {
+		return first, last, false
+	}
 	return first, last, true
 }
 
@@ -421,7 +445,9 @@ func roundsBefore(nmax int64, last, period, tail, foreign float64) int64 {
 func (s *state) finishRounds(members []stepper, n int64, last, period, hold, tail float64, lockID int32) float64 {
 	s.nLock += int(n * int64(len(members)))
 	lastReq := last + float64(n-1)*period
-	s.lock(lockID).hold(members[len(members)-1].g, lastReq+hold)
+	lk := s.lock(lockID)
+	lk.hold(members[len(members)-1].g, lastReq+hold)
+	lk.lastCore = int32(members[len(members)-1].g.core)
 	s.now = max(s.now, lastReq+tail)
 	s.resequence(members)
 	return lastReq + tail

@@ -30,7 +30,15 @@ type mutex struct {
 	// is holderGen: the one whose Unlock hands the lock over.
 	holder    *gor
 	holderGen uint32
+	// lastCore is the core the lock was last taken on (-1: never): a
+	// Lock on another core pays for the cache line moving over
+	// (Overheads.LockMigrateNs; see take).
+	lastCore int32
 }
+
+// migrates reports whether taking lk on core now moves its cache line
+// from another core.
+func (lk *mutex) migrates(core int) bool { return lk.lastCore >= 0 && lk.lastCore != int32(core) }
 
 // hold records g as lk's holder until t.
 func (lk *mutex) hold(g *gor, t float64) {
@@ -304,20 +312,30 @@ func (s *state) holdLock(g *gor, lk *mutex) {
 }
 
 // take gives lk to g at g's clock for a critical section of length l
-// (burdened): the lock's cost (LockNs), then the hold, stretched by the
+// (burdened): the lock's cost (LockNs, and LockMigrateNs when the lock
+// was last taken on another core), then the hold, stretched by the
 // machine's noise; lk is released when the hold ends, with a release
 // event when others wait for it. Every lock a goroutine takes step by
 // step is charged here; the closed forms (batch.go, lockstep.go) add
 // the same charges up for many holds at once.
 func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
+	mig := 0.0
+	if lk.migrates(g.core) {
+		mig = s.ov.LockMigrateNs
+	}
+	lk.lastCore = int32(g.core)
 	if s.spans != nil {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
+		s.overhead(g, mig, "lock migrate", sec)
 		st := g.clock
 		g.clock += s.noisy(l)
 		s.span(g.core, st, g.clock, emulate.SpanLock, name, sec)
 	} else {
 		// The same without a timeline, in the walk's inner loop.
 		g.clock += s.ov.LockNs
+		if mig > 0 {
+			g.clock += mig
+		}
 		g.clock += s.noisy(l)
 	}
 	lk.hold(g, g.clock)

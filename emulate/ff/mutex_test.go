@@ -258,3 +258,30 @@ func TestLockSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestLockMigrate checks the cost of a lock taken on another core than
+// it was last taken on (Overheads.LockMigrateNs), worked out by hand.
+func TestLockMigrate(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 50}
+	two := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)))
+	// Two workers: a takes the lock at 0 (never taken before: it stays),
+	// b asks at 0 and gets it at 100 on the other core: 150-250.
+	// One worker takes it twice on its own core: 200.
+	for _, tc := range []struct {
+		name    string
+		threads int
+		sec     *tree.Node
+		want    float64
+	}{
+		{"two cores", 2, two, 250},
+		{"one core", 1, two, 200},
+	} {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, rule(t, "static"), 1, ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
