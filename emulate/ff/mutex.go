@@ -58,8 +58,10 @@ func (s *state) lock(i int32) *mutex { return s.lockList[i] }
 // (lk.releaseAt). It follows sync.Mutex:
 //
 //   - A first waiter that asked within the spin window (LockSpinNs) is
-//     still spinning: it
-//     takes the lock at once (charged LockNs).
+//     still spinning: it checks the lock every LockSpinNs/spinIters
+//     (spinCheck), takes it at the first check after the Unlock if it
+//     is still free (charged LockNs), and until then anybody may take it
+//     (barge); with LockHandoffNs = 0 it takes the lock at once.
 //   - In starvation mode (lk.starving), the lock is handed directly to
 //     the first waiter, which runs at once on the unlocker's core at no
 //     extra cost, the unlocker yielding it (yieldTo); the mode ends when
@@ -101,6 +103,17 @@ func (s *state) release(lk *mutex) {
 		}
 		return
 	}
+	if !w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
+		if d := s.spinCheck(); d > 0 {
+			// w spins: it sees the lock free only at its next check,
+			// and until then anybody may take it.
+			w.resume = resRetry
+			if !s.spinOn(w, d) {
+				s.readyLate(w, d)
+			}
+			return
+		}
+	}
 	starving := lk.starving
 	if lk.starving && (lk.waiters.len() == 0 || s.now-w.waitStart < StarvationNs) {
 		lk.starving = false
@@ -115,6 +128,55 @@ func (s *state) release(lk *mutex) {
 	}
 	lk.releaseAt = math.Inf(1)
 	s.makeReady(w, false)
+}
+
+// spinIters is how many times sync.Mutex spins before it parks
+// (runtime's active_spin): the spin window (LockSpinNs) is that many
+// checks of the lock, one every LockSpinNs/spinIters.
+const spinIters = 4
+
+// spinCheck returns how long after now a spinning waiter (within the
+// spin window) next checks the lock: it checks every
+// LockSpinNs/spinIters, so an Unlock is seen up to that much later. Where
+// between two checks an Unlock falls varies from one hand-off to the
+// next in a real run; each takes the next draw of an even spread over
+// the interval (the run's quantile moved on by goldenStep, as for the
+// hand-off latencies), which keeps the prediction from hanging on
+// nanosecond coincidences of the recorded lengths. On the grid; 0
+// without a spin window.
+func (s *state) spinCheck() float64 {
+	step := s.ov.LockSpinNs / spinIters
+	if !(step > 0) {
+		return 0
+	}
+	at := s.spinU
+	s.spinU += goldenStep
+	s.spinU -= math.Floor(s.spinU)
+	return max(onGrid(at*step), 0)
+}
+
+// spinOn puts w, a waiter spinning for a lock, back on a core (the one
+// it left, if idle) until its next check of the lock d from now, when it
+// tries the lock again (resRetry): a spinning goroutine keeps its core,
+// which no other goroutine can take meanwhile, and its spinning counts as
+// busy time. It reports false, changing nothing, when no core is idle.
+func (s *state) spinOn(w *gor, d float64) bool {
+	if len(s.idle) == 0 {
+		return false
+	}
+	core := s.popIdleFor(w)
+	if s.spans != nil {
+		if s.now > s.idleSince[core] {
+			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
+		}
+		s.span(core, s.now, s.now+d, emulate.SpanOverhead, "spin", nil)
+	}
+	w.core, w.pinCore = core, -1
+	w.clock = s.now + d
+	s.coreSince[core] = s.now
+	s.coreSeq[core]++
+	s.push(event{t: w.clock, kind: evG, id: w.id})
+	return true
 }
 
 // delayHolder charges d (Overheads.LockWakeNs) to the goroutine whose

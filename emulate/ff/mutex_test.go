@@ -285,3 +285,29 @@ func TestLockMigrate(t *testing.T) {
 		}
 	}
 }
+
+// TestSpinCheck checks that a spinning waiter sees an Unlock only at its
+// next check of the lock (spinCheck), and that the lock is anybody's
+// meanwhile, worked out by hand: the spin window is Default's 2900 ns,
+// checks every 725 ns, the run's first check half an interval (362.5)
+// after the Unlock.
+func TestSpinCheck(t *testing.T) {
+	ov := machine.Overheads{LockHandoffNs: 3}
+	// a: L 0-10, U 10-15, L again at 15: free, a barges, 15-25.
+	// b asked at 1, spins, checks at 10 + 362.5 and takes the lock,
+	// free since 25: 372.5-382.5.
+	sec := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(5), tree.L(1, 10)), tree.Task("b", tree.U(1), tree.L(1, 10)))
+	r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.parallel != 382.5 || r.nHandoff != 0 {
+		t.Errorf("%v ns, %d hand-offs; want 382.5 and none", r.parallel, r.nHandoff)
+	}
+	// The ideal lock (no hand-off cost) passes it at once: b 10-20, a
+	// asks at 15 and gets it at 20: 20-30.
+	ov.LockHandoffNs = 0
+	if r, _ := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 30 {
+		t.Errorf("ideal lock: %v ns, want 30", r.parallel)
+	}
+}
