@@ -65,11 +65,12 @@ const (
 //     (par's pool schedule: wall time × t / receives); each the best
 //     of three;
 //   - LockNs: one uncontended sync.Mutex Lock and Unlock;
-//   - LockMigrateNs: how much longer a Lock and Unlock takes when the
-//     mutex was last taken on another core: two goroutines on two
-//     threads take turns (without waiting for the lock: the turn passes
-//     after the Unlock), against one goroutine taking it again (median
-//     of three rounds; 0 with GOMAXPROCS = 1);
+//   - LockMigrateNs: how much longer a critical section (Lock, an
+//     increment of the counter it guards, Unlock) takes when the mutex
+//     and the counter were last used on another core: two goroutines on
+//     two threads take turns (without waiting for the lock: the turn
+//     passes after the Unlock), against one goroutine taking it again
+//     (median of three rounds; 0 with GOMAXPROCS = 1);
 //   - LockHandoffNs: the time from Unlock by a holder that kept the lock
 //     200 µs to the parked waiter returning from Lock (90th percentile,
 //     see measureHandoff): long enough for the waiter's idle core to go
@@ -238,17 +239,25 @@ func measureLockMigrate(ctx context.Context) (float64, error) {
 }
 
 // lockMigrateOnce times n turns of each of two goroutines, locked to
-// threads of their own, that take a mutex one after the other, each
-// passing the turn after its Unlock, so the mutex's cache line moves at
-// every Lock and nobody waits for the lock itself; then n Lock-Unlock
-// pairs of one goroutine. It returns the difference per pair (at least
-// 0): what a Lock costs when the lock was last taken on another core.
+// threads of their own, that take a mutex one after the other to
+// increment a counter it guards (on a cache line of its own, as the data
+// a lock protects is), each passing the turn after its Unlock, so the
+// mutex's and the counter's cache lines move at every Lock and nobody
+// waits for the lock itself; then n such critical sections of one
+// goroutine. It returns the difference per critical section (at least
+// 0): what taking a lock costs when it and its data were last used on
+// another core.
 func lockMigrateOnce(n int) float64 {
 	var (
 		mu    sync.Mutex
 		turn  atomic.Int32
 		total [2]int64
 		wg    sync.WaitGroup
+		data  struct {
+			_ [64]byte
+			n int64
+			_ [56]byte
+		}
 	)
 	wg.Add(2)
 	for w := range 2 {
@@ -261,6 +270,7 @@ func lockMigrateOnce(n int) float64 {
 				}
 				t0 := clock.Now()
 				mu.Lock()
+				data.n++
 				mu.Unlock()
 				total[w] += clock.Now() - t0
 				turn.Store(int32(1 - w))
@@ -272,6 +282,7 @@ func lockMigrateOnce(n int) float64 {
 	for range n {
 		t0 := clock.Now()
 		mu.Lock()
+		data.n++
 		mu.Unlock()
 		same += clock.Now() - t0
 	}
