@@ -50,12 +50,13 @@
 //     lock is an ideal FIFO lock: it passes to the next waiter, by request
 //     time, exactly when the holder's L ends. With overheads, it follows
 //     sync.Mutex (see Overheads below): a waiter whose lock came free
-//     within the spin window (machine.Overheads.LockSpinNs) spun and
-//     gets the lock at once; one that parked is only
-//     woken by the Unlock, so the lock is free for anybody (barging)
-//     until the waiter's thread wakes, and the waiter tries again then;
-//     after StarvationNs of waiting in all, the mutex starves and hands
-//     the lock over directly.
+//     within the spin window (machine.Overheads.LockSpinNs) is still
+//     spinning on its core, checking the lock four times over the window,
+//     and takes it at its next check; one that parked is only woken by
+//     the Unlock. Either way the lock is free for anybody (barging) until
+//     the waiter looks again, and the waiter tries again then; after
+//     StarvationNs of waiting in all, the mutex starves and hands the
+//     lock over directly.
 //   - Top-level nowait: worker 0 goes on without waiting, and the
 //     section's time is when its last goroutine ends (there is no state
 //     across top-level sections). A nested nowait section likewise lets
