@@ -214,7 +214,7 @@ const MaxGap = 2 * time.Millisecond
 
 // measurement is the outcome of the repeated replays of one section.
 type measurement struct {
-	parallel  float64 // the statistic of the net times, ns, at least work/threads
+	parallel  float64 // the statistic of the net times, ns, at least busy/threads
 	unclamped float64 // the statistic before that bound
 	busy      float64 // median busy time over all goroutines, ns
 	spread    float64 // IQR / median of the net times
@@ -260,14 +260,15 @@ func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, wa
 		}
 	}
 	out := make([]measurement, len(plans))
-	for i, plan := range plans {
+	for i := range plans {
 		m := summarize(nets[i], busys[i], e.opt.Statistic)
-		// The parallel time can never be below the work divided among
-		// the threads; the walking cost of a tiny section could
-		// otherwise be over-subtracted into a too short or negative
-		// time.
+		// The parallel time can never be below the work the replay did
+		// (its busy time: the serial work, less the per-worker setup
+		// that only some tasks ran) divided among the threads; the
+		// walking cost of a tiny section could otherwise be
+		// over-subtracted into a too short or negative time.
 		m.unclamped = m.parallel
-		m.parallel = max(m.parallel, float64(plan.work)/float64(threads))
+		m.parallel = max(m.parallel, m.busy/float64(threads))
 		out[i] = m
 	}
 	return out

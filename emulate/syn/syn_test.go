@@ -365,3 +365,27 @@ func TestSummarize(t *testing.T) {
 		t.Error("Statistic.String")
 	}
 }
+
+// TestReplaySetup checks that a replay runs per-worker setup
+// (tree.Node.Setup) once per worker: the busy time (the spin time asked
+// for, not a wall-clock reading) of 40 tasks of 20 µs setup and 10 µs
+// work is 40·10 + 20 on one worker and up to 40·10 + 2·20 on two, where
+// a setup in every task would make it 1200 µs.
+func TestReplaySetup(t *testing.T) {
+	sec := tree.Sec("s", tree.Run(40, tree.Task("t", tree.Setup(20e3), tree.U(10e3))))
+	plan, err := compile(sec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		threads  int
+		min, max float64
+	}{{1, 420e3, 420e3}, {2, 420e3, 440e3}} {
+		r := &replayer{sched: par.Schedule{Policy: par.Dynamic, Chunk: 1}, threads: tc.threads}
+		var a acct
+		r.sec(plan, &a)
+		if b := float64(a.busy); b < tc.min*0.99 || b > tc.max*1.05 {
+			t.Errorf("%d threads: busy %.0f µs, want %.0f to %.0f", tc.threads, b/1e3, tc.min/1e3, tc.max/1e3)
+		}
+	}
+}
