@@ -80,3 +80,21 @@ func ExampleTask() {
 	fmt.Println(sum([]int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3}))
 	// Output: 39
 }
+
+// Setup marks work each iteration of the serial loop does that the
+// parallel version would do once per worker, such as a scratch buffer:
+// predictions charge it once per worker instead of once per task.
+func ExampleSetup() {
+	rows := [][]int{{1, 2}, {3, 4}, {5, 6}}
+	sums := make([]int, len(rows))
+	annotate.Loop("rows", len(rows), func(i int) {
+		var scratch []int
+		annotate.Setup(func() { scratch = make([]int, 0, 64) })
+		scratch = append(scratch, rows[i]...)
+		for _, v := range scratch {
+			sums[i] += v
+		}
+	})
+	fmt.Println(sums)
+	// Output: [3 7 11]
+}

@@ -53,3 +53,22 @@ func ExampleDo() {
 	fmt.Println(left, right)
 	// Output: 3 12
 }
+
+// Go's own idioms: a worker pool draining a channel of indices (pool)
+// and a goroutine per iteration with at most threads running at once
+// (errgroup).
+func ExampleParseSchedule() {
+	for _, name := range []string{"pool", "errgroup"} {
+		s, err := par.ParseSchedule(name)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		squares := make([]int, 6)
+		par.For(len(squares), 2, s, func(i int) { squares[i] = i * i })
+		fmt.Println(s, squares, s.PerTask())
+	}
+	// Output:
+	// pool [0 1 4 9 16 25] false
+	// errgroup [0 1 4 9 16 25] true
+}
