@@ -374,13 +374,8 @@ func (b *Builder) Setup(ns int64) {
 		return
 	}
 	ns = max(ns, 0)
-	if b.pend {
-		k, ch := len(b.pendLens), b.pendRun.Children
-		if k < len(ch) && ch[k].Kind == KindU && ch[k].Setup && ch[k].Count == 1 && ch[k].id == 0 {
-			b.pendLens = append(b.pendLens, ns)
-			return
-		}
-		b.materialize()
+	if b.pendLeaf(ns, func(k int, ch []*Node) bool { return ch[k].Kind == KindU && ch[k].Setup }) {
+		return
 	}
 	p := b.top()
 	n := b.newNode(KindU, "")
@@ -398,23 +393,36 @@ func (b *Builder) L(id int, ns int64) {
 		return
 	}
 	ns = max(ns, 0)
-	if b.pend {
-		k, ch := len(b.pendLens), b.pendRun.Children
-		// An L right after an L of the same lock could merge with it
-		// inside the task, which the run's shape does not foresee: such
-		// tasks take the general path.
-		if k < len(ch) && ch[k].Kind == KindL && ch[k].Lock == id && ch[k].Count == 1 && ch[k].id == 0 &&
-			(k == 0 || ch[k-1].Kind != KindL || ch[k-1].Lock != id) {
-			b.pendLens = append(b.pendLens, ns)
-			return
-		}
-		b.materialize()
+	// An L right after an L of the same lock could merge with it inside
+	// the task, which the run's shape does not foresee: such tasks take
+	// the general path.
+	if b.pendLeaf(ns, func(k int, ch []*Node) bool {
+		return ch[k].Kind == KindL && ch[k].Lock == id && (k == 0 || ch[k-1].Kind != KindL || ch[k-1].Lock != id)
+	}) {
+		return
 	}
 	p := b.top()
 	n := b.newNode(KindL, "")
 	n.Lock, n.Len, n.sum, n.inst = id, ns, ns, 1
 	b.addChild(p, n)
 	b.closed(p)
+}
+
+// pendLeaf offers a leaf of ns to the pending task (see pend): the leaf
+// joins it when the run's next child is a single unshared leaf that like
+// accepts (k is its index among the run's children ch); otherwise the
+// pending task becomes a node of its own. It reports whether ns joined.
+func (b *Builder) pendLeaf(ns int64, like func(k int, ch []*Node) bool) bool {
+	if !b.pend {
+		return false
+	}
+	k, ch := len(b.pendLens), b.pendRun.Children
+	if k < len(ch) && ch[k].Count == 1 && ch[k].id == 0 && like(k, ch) {
+		b.pendLens = append(b.pendLens, ns)
+		return true
+	}
+	b.materialize()
+	return false
 }
 
 // Depth returns how many nodes are open below the root.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/hostload"
@@ -97,10 +98,7 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 		par: make(map[key][]float64, len(keys)), parCPU: make(map[key][]float64, len(keys)),
 		replays: map[replayKey][]float64{}, replayErr: map[replayKey]error{},
 	}
-	maxThreads := 0
-	for _, t := range m.threads {
-		maxThreads = max(maxThreads, t)
-	}
+	maxThreads := slices.Max(m.threads)
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
 	redo := m.cfg.Repeats // rounds that may be taken again

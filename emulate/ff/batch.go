@@ -32,7 +32,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	}
 	lk := s.lock(r.lockID)
 	req := c + a
-	if lk.waiters.len() > 0 || lk.releaseAt > req || lk.migrates(g.core) && s.ov.LockMigrateNs > 0 {
+	if lk.waiters.len() > 0 || lk.releaseAt > req || s.migrateNs(lk, g.core) > 0 {
 		return 0 // the step-by-step path takes the lock over first
 	}
 	// Requests at req + j·p for j < k must come before lim.
@@ -167,7 +167,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	}
 	lk := s.lock(r.lockID)
 	req := c + chunkNs + a
-	if lk.waiters.len() > 0 || lk.releaseAt > req || lk.migrates(g.core) && s.ov.LockMigrateNs > 0 {
+	if lk.waiters.len() > 0 || lk.releaseAt > req || s.migrateNs(lk, g.core) > 0 {
 		return false // the step-by-step path takes the lock over first
 	}
 	// The last request of chunk j-1 must come before lim.

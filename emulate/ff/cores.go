@@ -112,13 +112,7 @@ func (s *state) popReady() *gor {
 
 // start puts g on core at the current time.
 func (s *state) start(g *gor, core int) {
-	if s.spans != nil && s.now > s.idleSince[core] {
-		s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
-	}
-	g.core, g.pinCore = core, -1
-	g.clock = s.now
-	s.coreSince[core] = s.now
-	s.coreSeq[core]++
+	s.onCore(g, core)
 	if s.rootFree {
 		// The root event is done with: g's event takes its place,
 		// saving a push and a pop.
@@ -129,6 +123,18 @@ func (s *state) start(g *gor, core int) {
 		return
 	}
 	s.push(event{t: s.now, kind: evG, id: g.id})
+}
+
+// onCore gives core to g at the current time, closing the core's idle
+// span and counting its busy time from now, without queuing g's event.
+func (s *state) onCore(g *gor, core int) {
+	if s.spans != nil && s.now > s.idleSince[core] {
+		s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
+	}
+	g.core, g.pinCore = core, -1
+	g.clock = s.now
+	s.coreSince[core] = s.now
+	s.coreSeq[core]++
 }
 
 // leave takes g off its core at the current time; the core runs the next

@@ -40,6 +40,14 @@ type mutex struct {
 // from another core.
 func (lk *mutex) migrates(core int) bool { return lk.lastCore >= 0 && lk.lastCore != int32(core) }
 
+// migrateNs is what taking lk on core costs beyond LockNs (see take).
+func (s *state) migrateNs(lk *mutex, core int) float64 {
+	if lk.migrates(core) {
+		return s.ov.LockMigrateNs
+	}
+	return 0
+}
+
 // hold records g as lk's holder until t.
 func (lk *mutex) hold(g *gor, t float64) {
 	lk.releaseAt, lk.holder, lk.holderGen = t, g, g.gen
@@ -165,16 +173,9 @@ func (s *state) spinOn(w *gor, d float64) bool {
 		return false
 	}
 	core := s.popIdleFor(w)
-	if s.spans != nil {
-		if s.now > s.idleSince[core] {
-			s.span(core, s.idleSince[core], s.now, s.idleKind[core], "", nil)
-		}
-		s.span(core, s.now, s.now+d, emulate.SpanOverhead, "spin", nil)
-	}
-	w.core, w.pinCore = core, -1
-	w.clock = s.now + d
-	s.coreSince[core] = s.now
-	s.coreSeq[core]++
+	s.onCore(w, core)
+	s.span(core, s.now, s.now+d, emulate.SpanOverhead, "spin", nil)
+	w.clock += d
 	s.push(event{t: w.clock, kind: evG, id: w.id})
 	return true
 }
@@ -381,10 +382,7 @@ func (s *state) holdLock(g *gor, lk *mutex) {
 // step is charged here; the closed forms (batch.go, lockstep.go) add
 // the same charges up for many holds at once.
 func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
-	mig := 0.0
-	if lk.migrates(g.core) {
-		mig = s.ov.LockMigrateNs
-	}
+	mig := s.migrateNs(lk, g.core)
 	lk.lastCore = int32(g.core)
 	if s.spans != nil {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
