@@ -147,23 +147,6 @@ func TestReadSystem(t *testing.T) {
 	}
 }
 
-func TestStream(t *testing.T) {
-	buf := make([]uint64, 64) // 8 lines of 8 words
-	for i := range buf {
-		buf[i] = uint64(i)
-	}
-	// Sequential: lines 6, 7, 0, 1 — first words 48, 56, 0, 8.
-	next, acc := stream(buf, 6, 4, 8, 1, 0, 0)
-	if next != 2 || acc != 48+56+0+8 {
-		t.Errorf("sequential: next %d, acc %d", next, acc)
-	}
-	// Stride 3: lines 1, 4, 7 — first words 8, 32, 56.
-	next, acc = stream(buf, 1, 3, 8, 3, 0, 0)
-	if next != 2 || acc != 8+32+56 {
-		t.Errorf("stride 3: next %d, acc %d", next, acc)
-	}
-}
-
 // TestMeasureMemorySmoke runs the real benchmark briefly: small buffers,
 // three levels, a fraction of a second. It checks the shape of the
 // result, never a speed.

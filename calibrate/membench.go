@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/parallel-prophet/prophet/internal/clock"
-	"github.com/parallel-prophet/prophet/internal/cputime"
+	"github.com/parallel-prophet/prophet/internal/bandit"
 	"github.com/parallel-prophet/prophet/machine"
 )
 
@@ -51,60 +47,21 @@ var defaultSpins = []int{0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48}
 // DefaultSpins returns the default traffic levels (spin rounds per line).
 func DefaultSpins() []int { return append([]int(nil), defaultSpins...) }
 
-// stream loads one word from each of lines cache lines of buf, starting
-// at line start and stride lines apart (wrapping around; buf's length in
-// words is a power of two, wpl words per line), and does spin rounds of a 64-bit LCG
-// between loads. It returns where it stopped and a value that depends on
-// every load and every round, so the compiler can drop neither.
-//
-//go:noinline
-func stream(buf []uint64, start, lines, wpl, stride, spin int, x uint64) (int, uint64) {
-	mask := len(buf) - 1
-	var acc uint64
-	step := wpl * stride
-	i := start * wpl
-	for n := 0; n < lines; n++ {
-		acc += buf[i&mask]
-		for k := 0; k < spin; k++ {
-			x = x*6364136223846793005 + 1442695040888963407
-		}
-		i += step
-	}
-	return (i & mask) / wpl, acc ^ x
-}
-
 // memBench holds the buffers of the microbenchmark.
 type memBench struct {
-	bufs   [][]uint64 // one per worker, ≫ last-level cache
-	small  []uint64   // cache-resident, for the compute reference
-	wpl    int        // words per line
-	stride int        // lines between consecutive loads (odd)
-	sink   atomic.Uint64
+	bufs  [][]uint64 // one per worker, ≫ last-level cache
+	small []uint64   // cache-resident, for the compute reference
+	opt   bandit.Options
 }
 
 func newMemBench(workers int, bufBytes int64, lineSize, stride int) *memBench {
-	words := 1
-	for int64(words)*8 < bufBytes {
-		words *= 2
-	}
-	b := &memBench{wpl: max(lineSize/8, 1), stride: max(stride, 1) | 1}
+	b := &memBench{opt: bandit.Options{LineSize: lineSize, StrideLines: stride}}
 	for w := 0; w < workers; w++ {
-		buf := make([]uint64, words)
-		for i := range buf { // touch every page with non-zero data
-			buf[i] = uint64(i) | 1
-		}
-		b.bufs = append(b.bufs, buf)
+		b.bufs = append(b.bufs, bandit.Buffer(bufBytes))
 	}
-	b.small = make([]uint64, 2048) // 16 KiB: stays in L1
-	for i := range b.small {
-		b.small[i] = uint64(i) | 1
-	}
+	b.small = bandit.Buffer(16 << 10) // stays in L1
 	return b
 }
-
-// chunkLines is how many lines a worker streams between looks at the
-// stop flag.
-const chunkLines = 2048
 
 // run streams with threads workers at once for about d and returns each
 // worker's lines, its busy nanoseconds (the OS thread's CPU time where
@@ -116,46 +73,18 @@ func (b *memBench) run(ctx context.Context, threads, spin int, d time.Duration) 
 
 // runOn is run with worker w streaming over bufs[w].
 func (b *memBench) runOn(ctx context.Context, bufs [][]uint64, spin int, d time.Duration) (lines, busy, wall []int64) {
-	threads := len(bufs)
-	lines = make([]int64, threads)
-	busy = make([]int64, threads)
-	wall = make([]int64, threads)
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for w := 0; w < threads; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			buf := bufs[w]
-			pos, x, acc := 0, uint64(w+1), uint64(0)
-			<-start
-			c0, cpuOK := cputime.Thread()
-			t0 := clock.Now()
-			for !stop.Load() {
-				var a uint64
-				pos, a = stream(buf, pos, chunkLines, b.wpl, b.stride, spin, x)
-				acc += a
-				x++
-				lines[w] += chunkLines
-			}
-			wall[w] = clock.Now() - t0
-			busy[w] = wall[w]
-			if c1, ok := cputime.Thread(); ok && cpuOK && c1 > c0 {
-				busy[w] = min(c1-c0, wall[w])
-			}
-			b.sink.Add(acc)
-		}(w)
-	}
-	close(start)
+	g := bandit.NewGang(bufs, b.opt)
+	defer g.Close()
+	g.Start(len(bufs), spin)
 	select {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
-	stop.Store(true)
-	wg.Wait()
+	for _, c := range g.Stop() {
+		lines = append(lines, c.Lines)
+		busy = append(busy, c.BusyNs)
+		wall = append(wall, c.WallNs)
+	}
 	return lines, busy, wall
 }
 

@@ -1,0 +1,226 @@
+package bandit
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/cputime"
+)
+
+// ChunkLines is how many lines a bandit streams between looks at its
+// stop flag.
+const ChunkLines = 2048
+
+// Stream loads one word from each of lines cache lines of buf, starting
+// at line start and stride lines apart (wrapping around; buf's length in
+// words is a power of two, wpl words per line), and does spin rounds of
+// a 64-bit LCG between loads. It returns where it stopped and a value
+// that depends on every load and every round, so the compiler can drop
+// neither.
+//
+//go:noinline
+func Stream(buf []uint64, start, lines, wpl, stride, spin int, x uint64) (int, uint64) {
+	mask := len(buf) - 1
+	var acc uint64
+	step := wpl * stride
+	i := start * wpl
+	for n := 0; n < lines; n++ {
+		acc += buf[i&mask]
+		for k := 0; k < spin; k++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		i += step
+	}
+	return (i & mask) / wpl, acc ^ x
+}
+
+// Buffer returns a buffer of at least bytes bytes whose length in words
+// is a power of two (as Stream needs), every page touched with non-zero
+// data so that no load finds the zero page.
+func Buffer(bytes int64) []uint64 {
+	words := 1
+	for int64(words)*8 < bytes {
+		words *= 2
+	}
+	buf := make([]uint64, words)
+	for i := range buf {
+		buf[i] = uint64(i) | 1
+	}
+	return buf
+}
+
+// Counts is what one bandit did between a Start and a Stop.
+type Counts struct {
+	// Lines is the number of cache lines it loaded.
+	Lines int64
+	// BusyNs is its thread's CPU time (its wall time where the system
+	// gives no thread CPU time), WallNs its wall time.
+	BusyNs, WallNs int64
+}
+
+// MBs returns the bandit's traffic in MB/s (10^6 bytes per second) per
+// second of CPU time, for lines of lineSize bytes; 0 when it did not run.
+func (c Counts) MBs(lineSize int) float64 {
+	if c.BusyNs <= 0 || c.Lines <= 0 {
+		return 0
+	}
+	return float64(c.Lines*int64(lineSize)) * 1e3 / float64(c.BusyNs)
+}
+
+// Share returns the bandit's CPU time over its wall time: near 1 when it
+// had a core to itself, lower when it was starved.
+func (c Counts) Share() float64 {
+	if c.WallNs <= 0 {
+		return 0
+	}
+	return float64(c.BusyNs) / float64(c.WallNs)
+}
+
+// Options shape a Gang's bandits.
+type Options struct {
+	// CPUs pins bandit i to CPUs[i] (where the system allows); nil or
+	// a negative entry leaves that bandit unpinned.
+	CPUs []int
+	// LineSize is the cache line size in bytes (default 64).
+	LineSize int
+	// StrideLines is the distance in lines between consecutive loads
+	// (default 1: sequential, with the prefetchers' help; odd).
+	StrideLines int
+}
+
+// Gang is a set of bandits, each parked on a locked thread of its own
+// with its own buffer until Start. Its methods must not be called
+// concurrently with each other.
+type Gang struct {
+	workers []*worker
+	wpl     int
+	stride  int
+	stop    atomic.Bool
+	running int
+	sink    atomic.Uint64
+	wg      sync.WaitGroup
+}
+
+type worker struct {
+	buf   []uint64
+	cpu   int
+	start chan int // spin rounds per line; closed by Close
+	done  chan Counts
+	pin   string // why the thread is not pinned, if it is not
+}
+
+// NewGang parks one bandit per buffer of bufs. Close releases them.
+func NewGang(bufs [][]uint64, opt Options) *Gang {
+	line := opt.LineSize
+	if line <= 0 {
+		line = 64
+	}
+	g := &Gang{wpl: max(line/8, 1), stride: max(opt.StrideLines, 1) | 1}
+	ready := make(chan struct{}, len(bufs))
+	for i, b := range bufs {
+		w := &worker{buf: b, cpu: -1, start: make(chan int), done: make(chan Counts, 1)}
+		if i < len(opt.CPUs) {
+			w.cpu = opt.CPUs[i]
+		}
+		g.workers = append(g.workers, w)
+		g.wg.Add(1)
+		go g.loop(w, i, ready)
+	}
+	for range bufs {
+		<-ready
+	}
+	return g
+}
+
+// Size returns the number of bandits.
+func (g *Gang) Size() int { return len(g.workers) }
+
+// PinNote says why a bandit's thread could not be pinned to its CPU
+// ("" when every one that was given a CPU is pinned).
+func (g *Gang) PinNote() string {
+	for _, w := range g.workers {
+		if w.pin != "" {
+			return w.pin
+		}
+	}
+	return ""
+}
+
+// loop is bandit w's thread.
+func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
+	defer g.wg.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if w.cpu >= 0 {
+		w.pin = pinThread(w.cpu)
+	}
+	ready <- struct{}{}
+	pos, x, acc := 0, uint64(i+1), uint64(0)
+	for spin := range w.start {
+		c0, cpuOK := cputime.Thread()
+		t0 := clock.Now()
+		var lines int64
+		for !g.stop.Load() {
+			var a uint64
+			pos, a = Stream(w.buf, pos, ChunkLines, g.wpl, g.stride, spin, x)
+			acc += a
+			x++
+			lines += ChunkLines
+		}
+		c := Counts{Lines: lines, WallNs: clock.Now() - t0}
+		c.BusyNs = c.WallNs
+		if c1, ok := cputime.Thread(); ok && cpuOK && c1 >= c0 {
+			c.BusyNs = min(c1-c0, c.WallNs)
+		}
+		w.done <- c
+	}
+	g.sink.Add(acc)
+}
+
+// Start sets the first n bandits streaming with spin rounds of
+// register-only work per line loaded (0: as fast as memory allows). A
+// Start must be followed by Stop before the next Start.
+func (g *Gang) Start(n, spin int) {
+	n = min(max(n, 0), len(g.workers))
+	g.stop.Store(false)
+	for _, w := range g.workers[:n] {
+		w.start <- spin
+	}
+	g.running = n
+}
+
+// Stop stops the bandits the last Start started and returns what each
+// did.
+func (g *Gang) Stop() []Counts {
+	g.stop.Store(true)
+	out := make([]Counts, g.running)
+	for i, w := range g.workers[:g.running] {
+		out[i] = <-w.done
+	}
+	g.running = 0
+	return out
+}
+
+// Close stops any bandits still streaming and ends their threads.
+func (g *Gang) Close() {
+	if g.running > 0 {
+		g.Stop()
+	}
+	for _, w := range g.workers {
+		close(w.start)
+	}
+	g.wg.Wait()
+}
+
+// Total returns the summed lines, busy and wall nanoseconds of cs.
+func Total(cs []Counts) Counts {
+	var t Counts
+	for _, c := range cs {
+		t.Lines += c.Lines
+		t.BusyNs += c.BusyNs
+		t.WallNs += c.WallNs
+	}
+	return t
+}

@@ -1,0 +1,77 @@
+package bandit
+
+import (
+	"testing"
+	"time"
+)
+
+func TestStream(t *testing.T) {
+	buf := make([]uint64, 64) // 8 lines of 8 words
+	for i := range buf {
+		buf[i] = uint64(i)
+	}
+	tests := []struct {
+		name                string
+		start, lines, strid int
+		next                int
+		acc                 uint64
+	}{
+		// Sequential: lines 6, 7, 0, 1 — first words 48, 56, 0, 8.
+		{"sequential", 6, 4, 1, 2, 48 + 56 + 0 + 8},
+		// Stride 3: lines 1, 4, 7 — first words 8, 32, 56.
+		{"stride 3", 1, 3, 3, 2, 8 + 32 + 56},
+	}
+	for _, tc := range tests {
+		next, acc := Stream(buf, tc.start, tc.lines, 8, tc.strid, 0, 0)
+		if next != tc.next || acc != tc.acc {
+			t.Errorf("%s: next %d, acc %d; want %d, %d", tc.name, next, acc, tc.next, tc.acc)
+		}
+	}
+}
+
+func TestBuffer(t *testing.T) {
+	b := Buffer(100 << 10)
+	if len(b) != 16384 {
+		t.Fatalf("len %d, want 16384 words (the power of two ≥ 100 KiB)", len(b))
+	}
+	for i, v := range b {
+		if v == 0 {
+			t.Fatalf("word %d is zero", i)
+		}
+	}
+}
+
+// TestGang starts and stops bandits twice, some of them each time, and
+// checks what they report: lines for those started, nothing for the
+// others; never a speed.
+func TestGang(t *testing.T) {
+	bufs := [][]uint64{Buffer(1 << 20), Buffer(1 << 20)}
+	g := NewGang(bufs, Options{CPUs: []int{-1, -1}})
+	defer g.Close()
+	if g.Size() != 2 {
+		t.Fatalf("Size %d", g.Size())
+	}
+	for _, n := range []int{1, 2, 0} {
+		g.Start(n, 0)
+		time.Sleep(5 * time.Millisecond)
+		cs := g.Stop()
+		if len(cs) != n {
+			t.Fatalf("Start(%d): %d counts", n, len(cs))
+		}
+		for i, c := range cs {
+			if c.Lines <= 0 || c.WallNs <= 0 || c.BusyNs <= 0 || c.BusyNs > c.WallNs {
+				t.Errorf("Start(%d): bandit %d: %+v", n, i, c)
+			}
+			if c.MBs(64) <= 0 || c.Share() <= 0 || c.Share() > 1 {
+				t.Errorf("Start(%d): bandit %d: %.0f MB/s, share %.2f", n, i, c.MBs(64), c.Share())
+			}
+		}
+	}
+	tot := Total([]Counts{{Lines: 1, BusyNs: 2, WallNs: 3}, {Lines: 10, BusyNs: 20, WallNs: 30}})
+	if tot != (Counts{Lines: 11, BusyNs: 22, WallNs: 33}) {
+		t.Errorf("Total = %+v", tot)
+	}
+	if (Counts{}).MBs(64) != 0 || (Counts{}).Share() != 0 {
+		t.Error("an empty Counts must report 0")
+	}
+}
