@@ -34,9 +34,10 @@ const (
 	// and the newest Read reads. Version 2 added Meta.Tool and
 	// Meta.PausedNs after Meta.CPU, version 3 Meta.Sites after them (a
 	// count, then region and site strings, sorted by region) and the
-	// flag of per-worker setup on U nodes (4); Read
-	// reads versions 1 and 2 too.
-	FormatVersion = 3
+	// flag of per-worker setup on U nodes (4), version 4 Meta.Probe
+	// after Meta.Sites (a presence byte, then the probe). Read reads
+	// every version from 1.
+	FormatVersion = 4
 	headerSize    = 24
 	// maxFileDepth bounds the nesting a file may hold, so that no hostile
 	// file can exhaust the stack of the recursive walkers.
@@ -212,6 +213,7 @@ func encode(t *Tree) []byte {
 		str(r)
 		str(m.Sites[r])
 	}
+	p = encodeProbe(p, m.Probe)
 
 	// Number the distinct nodes, children first, and the names.
 	index := make(map[*Node]int)
@@ -390,6 +392,9 @@ func (d *decoder) meta(version uint16) Meta {
 				m.Sites[r] = d.str("site")
 			}
 		}
+	}
+	if version >= 4 {
+		m.Probe = d.probe()
 	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -145,7 +146,7 @@ func TestReadErrors(t *testing.T) {
 		{"text", []byte("hello, world, this is not a profile"), ErrNotProfile, "not a prophet profile (bad magic)"},
 		{"short header", good[:10], ErrTruncated, "truncated (want at least 24 bytes, have 10)"},
 		{"future version", withHeader(9, 0, uint64(len(payload)), sum, payload), ErrVersion,
-			"format version 9 is newer than this prophet reads (3)"},
+			"format version 9 is newer than this prophet reads (4)"},
 		{"version 0", withHeader(0, 0, uint64(len(payload)), sum, payload), ErrVersion, "format version 0"},
 		{"flags", withHeader(1, 4, uint64(len(payload)), sum, payload), ErrVersion, "unknown format flags"},
 		{"truncated payload", good[:len(good)-3], ErrTruncated, "truncated (want"},
@@ -199,6 +200,7 @@ func rawPayload(names []string, nodes []rawNode, nodeCount uint64) []byte {
 	str("")                        // tool
 	p = binary.AppendVarint(p, 0)  // paused
 	p = binary.AppendUvarint(p, 0) // sites
+	p = append(p, 0)               // no memory probe
 	p = binary.AppendUvarint(p, uint64(len(names)))
 	for _, s := range names {
 		str(s)
@@ -351,6 +353,8 @@ func TestReadsVersion1(t *testing.T) {
 	tool := 1 + len("dropped") // uvarint length, then the bytes
 	paused := 1                // varint 7
 	sites := 1                 // uvarint 0: no sites
+	probe := 1                 // byte 0: no memory probe
+	rest := after + tool + paused + sites + probe
 	file := func(version uint16, p []byte) []byte {
 		h := make([]byte, headerSize)
 		copy(h, magic[:])
@@ -359,8 +363,9 @@ func TestReadsVersion1(t *testing.T) {
 		binary.LittleEndian.PutUint32(h[20:], crc32IEEE(p))
 		return append(h, p...)
 	}
-	v1 := append(append([]byte{}, payload[:after]...), payload[after+tool+paused+sites:]...)
-	v2 := append(append([]byte{}, payload[:after+tool+paused]...), payload[after+tool+paused+sites:]...)
+	v1 := append(append([]byte{}, payload[:after]...), payload[rest:]...)
+	v2 := append(append([]byte{}, payload[:after+tool+paused]...), payload[rest:]...)
+	v3 := append(append([]byte{}, payload[:after+tool+paused+sites]...), payload[rest:]...)
 	got, err := Read(bytes.NewReader(file(1, v1)))
 	if err != nil {
 		t.Fatalf("reading version 1: %v", err)
@@ -372,5 +377,44 @@ func TestReadsVersion1(t *testing.T) {
 	got, err = Read(bytes.NewReader(file(2, v2)))
 	if err != nil || got.Meta.Tool != "dropped" || got.Meta.PausedNs != 7 {
 		t.Errorf("version 2: %+v, %v", got.Meta, err)
+	}
+	// Version 3 has no memory probe.
+	got, err = Read(bytes.NewReader(file(3, v3)))
+	if err != nil || got.Meta.Tool != "dropped" || got.Meta.Probe != nil || Work(got.Root) != Work(tr.Root) {
+		t.Errorf("version 3: %+v, %v", got.Meta, err)
+	}
+}
+
+// TestProbeRoundTrip writes a profile with a memory probe and reads it
+// back whole; a probe no measurement can give is refused on write.
+func TestProbeRoundTrip(t *testing.T) {
+	tr := New(Sec("s", Run(3, Task("t", U(5)))))
+	tr.Meta.Probe = &MemoryProbe{Cores: 2, Note: "n",
+		Curve: []ProbeStreams{{1, 9000}, {2, 6100.5}},
+		Sections: map[string]ProbeSection{
+			"s": {Points: []ProbePoint{{Bandits: 1, Runs: 4, Slowdown: 1.38, Share: 0.93}}},
+			"t": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1.01, Share: 0}, {Bandits: 3, Runs: 1, Slowdown: 1.2, Share: 0.1}}},
+		}}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Meta.Probe, tr.Meta.Probe) {
+		t.Errorf("read back %+v, want %+v", got.Meta.Probe, tr.Meta.Probe)
+	}
+	for _, bad := range []*MemoryProbe{
+		{Curve: []ProbeStreams{{0, 100}}},
+		{Curve: []ProbeStreams{{2, 100}, {1, 100}}},
+		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: math.NaN()}}}}},
+		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1, Share: -1}}}}},
+	} {
+		tr.Meta.Probe = bad
+		if err := Write(&buf, tr); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Write with probe %+v: %v, want ErrInvalid", bad, err)
+		}
 	}
 }

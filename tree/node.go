@@ -204,4 +204,8 @@ type Meta struct {
 	// of the annotation that began it (the first place, where one name
 	// is used at several), as the recorder saw it (format version 3 on).
 	Sites map[string]string `json:"sites,omitempty"`
+	// Probe is what the memory-bandwidth probe measured of the
+	// program's top-level sections, nil when it did not run (format
+	// version 4 on).
+	Probe *MemoryProbe `json:"memory_probe,omitempty"`
 }

@@ -25,6 +25,11 @@ func Validate(t *Tree) error {
 	if t.Root.Reps() != 1 {
 		return fmt.Errorf("%w: the root repeats %d times", ErrInvalid, t.Root.Count)
 	}
+	if t.Meta.Probe != nil {
+		if err := t.Meta.Probe.check(); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+	}
 	v := validator{state: make(map[*Node]*vstate)}
 	_, err := v.node(t.Root, nil)
 	return err
