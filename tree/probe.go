@@ -82,7 +82,6 @@ func (p *MemoryProbe) check() error {
 
 func finitePos(f float64) bool { return f > 0 && !math.IsInf(f, 0) }
 
-
 // encodeProbe appends p (nil: absent) to a version 4 payload.
 func encodeProbe(b []byte, p *MemoryProbe) []byte {
 	if p == nil {
