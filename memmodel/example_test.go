@@ -45,6 +45,6 @@ func ExampleForTree() {
 	fmt.Printf("β_4 = %.2f\n", burden(sec, 4))
 	// Output:
 	// memory model off: no machine profile with memory fits (run prophet calibrate)
-	// memory model on: 1 section with counters, β_12 up to 5.64
+	// memory model on (β from hardware counters): 1 section with counters, β_12 up to 5.64
 	// β_4 = 2.63
 }

@@ -208,7 +208,7 @@ func TestForTree(t *testing.T) {
 		reason  string
 		beta2   float64 // β of the first top-level section at 2 threads
 	}{
-		{"applied", withCounters(), withMem, Auto, true, false, "memory model on: 1 of 2 sections with counters, β_2 up to 1.78", 1.78125},
+		{"applied", withCounters(), withMem, Auto, true, false, "memory model on (β from hardware counters): 1 of 2 sections with counters, β_2 up to 1.78", 1.78125},
 		{"on", withCounters(), withMem, On, true, false, "memory model on", 1.78125},
 		{"weak fits", withCounters(), withWeak, Auto, true, false, "β_2 up to 1.78 (weak fits: Φ R² 0.30)", 1.78125},
 		{"off", withCounters(), withMem, Off, false, false, "memory model off: turned off", 1},

@@ -3,6 +3,7 @@ package memmodel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/parallel-prophet/prophet/machine"
@@ -52,16 +53,28 @@ type Status struct {
 	// TopSections top-level sections.
 	Sections    int `json:"sections"`
 	TopSections int `json:"top_sections"`
+	// Probed is the number of top-level sections the memory probe
+	// measured.
+	Probed int `json:"probed_sections,omitempty"`
+	// Source says where the burden factors come from: SourceCounters,
+	// SourceProbe or both joined by " and " (empty when not applied).
+	Source string `json:"source,omitempty"`
+	// ProbeCores is the number of cores the probe measured on: β at
+	// more threads is extrapolated (0 without a probe).
+	ProbeCores int `json:"probe_cores,omitempty"`
+	// Disagree lists the sections whose β from counters and from the
+	// probe differ by more than 0.05.
+	Disagree []string `json:"disagree,omitempty"`
 	// MaxBeta is the largest β over the sections at MaxBetaThreads, the
-	// largest thread count calibrated (0 when not applied).
+	// largest thread count calibrated or probed (0 when not applied).
 	MaxBeta        float64 `json:"max_beta,omitempty"`
 	MaxBetaThreads int     `json:"max_beta_threads,omitempty"`
 	// Inflation is the largest compute inflation κ_t applied, at
 	// InflationThreads (zero when none is).
 	Inflation        float64 `json:"inflation,omitempty"`
 	InflationThreads int     `json:"inflation_threads,omitempty"`
-	// Reason is one sentence for every output, e.g. "memory model on:
-	// 3 sections, β_8 up to 1.42".
+	// Reason is one sentence for every output, e.g. "memory model on
+	// (β from memory probe): 3 sections probed, β_8 up to 1.42".
 	Reason string `json:"reason"`
 }
 
@@ -132,70 +145,234 @@ func ForTree(t *tree.Tree, p machine.Profile, mode Mode) (burden func(sec *tree.
 	return burden, status
 }
 
-// forMemory is ForTree's memory model alone.
-func forMemory(t *tree.Tree, p machine.Profile, mode Mode) (burden func(sec *tree.Node, threads int) float64, status Status) {
-	status.Mode = mode
+// Sources of burden factors (Status.Source, SectionBetas.Source).
+const (
+	SourceCounters = "hardware counters"
+	SourceProbe    = "memory probe"
+)
+
+// model is the memory model of one tree on one machine: where each top-level
+// section's burden factors come from.
+type model struct {
+	counters bool // sections with counters use the equations
+	m        machine.Memory
+	ts       []int
+	line     int
+	probe    *tree.MemoryProbe // nil: not used
+}
+
+// beta returns β_t of top-level section sec, where it came from ("" for
+// none) and whether it was extrapolated beyond the cores probed.
+func (md *model) beta(sec *tree.Node, threads int) (beta float64, source string, extrapolated bool) {
+	if sec == nil || sec.Kind != tree.KindSec {
+		return 1, "", false
+	}
+	if md.counters && sec.Counters != nil {
+		return compute(*sec.Counters, md.m, md.ts, md.line, threads).Beta, SourceCounters, false
+	}
+	if md.probe != nil {
+		if _, ok := md.probe.Sections[sec.Name]; ok {
+			d := ProbeBurden(md.probe, sec.Name, threads)
+			return d.Beta, SourceProbe, d.Extrapolated || threads > md.probe.Cores
+		}
+	}
+	return 1, "", false
+}
+
+// newModel decides, for t on p, which sources the model uses, and fills
+// status's counts; reason is non-empty when it uses none.
+func newModel(t *tree.Tree, p machine.Profile, status *Status) (md *model, reason string) {
 	secs := TopSections(t)
 	status.TopSections = len(secs)
+	probe := t.Meta.Probe
 	for _, s := range secs {
 		if s.Counters != nil {
 			status.Sections++
 		}
+		if probe != nil {
+			if _, ok := probe.Sections[s.Name]; ok {
+				status.Probed++
+			}
+		}
 	}
-	off := func(reason string) (func(*tree.Node, int) float64, Status) {
-		status.Reason = "memory model off: " + reason
-		return one, status
+	md = &model{}
+	fits := p.Memory != nil && len(psiThreads(*p.Memory)) > 0
+	if status.Sections > 0 && fits {
+		md.counters = true
+		md.m = *p.Memory
+		md.m.Psi = make(map[int]machine.Fit, len(p.Memory.Psi))
+		for k, v := range p.Memory.Psi {
+			md.m.Psi[k] = v
+		}
+		md.ts = psiThreads(md.m)
+		md.line = p.LineSize
+	}
+	if status.Probed > 0 {
+		md.probe = probe
+	}
+	if md.counters || md.probe != nil {
+		return md, ""
+	}
+	if len(secs) == 0 {
+		return nil, "the profile has no parallel sections"
+	}
+	if status.Sections > 0 {
+		return nil, "no machine profile with memory fits (run prophet calibrate)"
+	}
+	why := "the profile has no hardware counters"
+	if t.Meta.CountersNote != "" {
+		why += " (" + t.Meta.CountersNote + ")"
 	}
 	switch {
-	case mode == Off:
-		return off("turned off (--memory off)")
-	case status.Sections == 0 && len(secs) == 0:
-		return off("the profile has no parallel sections")
-	case status.Sections == 0:
-		note := ""
-		if t.Meta.CountersNote != "" {
-			note = " (" + t.Meta.CountersNote + ")"
-		}
-		return off("the profile has no hardware counters" + note)
-	case p.Memory == nil || len(p.Memory.Psi) == 0:
-		return off("no machine profile with memory fits (run prophet calibrate)")
+	case probe == nil:
+		why += " and no memory probe (record it with prophet run --memory-probe on)"
+	case probe.Note != "":
+		why += " and the memory probe measured none of its sections: " + probe.Note
+	default:
+		why += " and the memory probe measured none of its sections (their runs were too short)"
 	}
-	m := *p.Memory
-	m.Psi = make(map[int]machine.Fit, len(p.Memory.Psi))
-	for k, v := range p.Memory.Psi {
-		m.Psi[k] = v
+	return nil, why
+}
+
+// forMemory is ForTree's memory model alone.
+func forMemory(t *tree.Tree, p machine.Profile, mode Mode) (burden func(sec *tree.Node, threads int) float64, status Status) {
+	status.Mode = mode
+	if mode == Off {
+		status.Reason = "memory model off: turned off (--memory off)"
+		return one, status
 	}
-	line := p.LineSize
-	ts := psiThreads(m)
-	if len(ts) == 0 {
-		return off("the machine profile has no Ψ fits for 2 or more threads")
+	md, why := newModel(t, p, &status)
+	if md == nil {
+		status.Reason = "memory model off: " + why
+		return one, status
 	}
 	burden = func(sec *tree.Node, threads int) float64 {
-		if sec == nil || sec.Kind != tree.KindSec || sec.Counters == nil {
-			return 1
-		}
-		return compute(*sec.Counters, m, ts, line, threads).Beta
+		b, _, _ := md.beta(sec, threads)
+		return b
 	}
 	status.Applied = true
-	status.MaxBetaThreads = ts[len(ts)-1]
+	var sources []string
+	if md.counters {
+		sources = append(sources, SourceCounters)
+		status.MaxBetaThreads = md.ts[len(md.ts)-1]
+	}
+	if md.probe != nil {
+		sources = append(sources, SourceProbe)
+		status.ProbeCores = md.probe.Cores
+		status.MaxBetaThreads = max(status.MaxBetaThreads, md.probe.Cores)
+	}
+	status.Source = strings.Join(sources, " and ")
 	status.MaxBeta = 1
+	secs := TopSections(t)
 	for _, s := range secs {
 		status.MaxBeta = max(status.MaxBeta, burden(s, status.MaxBetaThreads))
 	}
-	of := ""
-	if status.Sections < status.TopSections {
-		of = fmt.Sprintf(" of %d", status.TopSections)
+	var parts []string
+	if md.counters {
+		parts = append(parts, countOf(status.Sections, status.TopSections, "with counters"))
 	}
-	noun := "sections"
-	if status.Sections == 1 && of == "" {
-		noun = "section"
+	if md.probe != nil {
+		parts = append(parts, countOf(status.Probed, status.TopSections, "probed"))
 	}
-	status.Reason = fmt.Sprintf("memory model on: %d%s %s with counters, β_%d up to %.2f",
-		status.Sections, of, noun, status.MaxBetaThreads, status.MaxBeta)
-	if w := weakFits(m); w != "" {
-		status.Reason += " (weak fits: " + w + ")"
+	status.Reason = fmt.Sprintf("memory model on (β from %s): %s, β_%d up to %.2f",
+		status.Source, strings.Join(parts, ", "), status.MaxBetaThreads, status.MaxBeta)
+	if md.probe != nil {
+		status.Reason += fmt.Sprintf("; beyond %d threads β is extrapolated from the probe's saturation bandwidth (%.1f GB/s)",
+			md.probe.Cores, SaturationMBs(md.probe)/1000)
+		if md.probe.Note != "" {
+			status.Reason += "; probe: " + md.probe.Note
+		}
+	}
+	if md.counters && md.probe != nil {
+		th := min(md.probe.Cores, status.MaxBetaThreads)
+		for _, s := range secs {
+			if s.Counters == nil {
+				continue
+			}
+			if _, ok := md.probe.Sections[s.Name]; !ok {
+				continue
+			}
+			bc := compute(*s.Counters, md.m, md.ts, md.line, th).Beta
+			bp := ProbeBurden(md.probe, s.Name, th).Beta
+			if math.Abs(bc-bp) > 0.05 {
+				status.Disagree = append(status.Disagree, fmt.Sprintf("%s: β_%d %.2f from counters, %.2f from the probe", s.Name, th, bc, bp))
+			}
+		}
+		if len(status.Disagree) > 0 {
+			status.Reason += "; counters and probe disagree on " + strings.Join(status.Disagree, ", ")
+		}
+	}
+	if md.counters {
+		if w := weakFits(md.m); w != "" {
+			status.Reason += " (weak fits: " + w + ")"
+		}
 	}
 	return burden, status
+}
+
+// countOf says "3 sections probed", "1 of 4 sections with counters".
+func countOf(n, of int, what string) string {
+	noun := "sections"
+	if n == 1 && n == of {
+		noun = "section"
+	}
+	if n < of {
+		return fmt.Sprintf("%d of %d %s %s", n, of, noun, what)
+	}
+	return fmt.Sprintf("%d %s %s", n, noun, what)
+}
+
+// SectionBetas is one top-level section's burden factors, for outputs
+// that show them per section and thread count.
+type SectionBetas struct {
+	Name string `json:"name"`
+	// Source is where they came from (SourceCounters, SourceProbe), empty
+	// when the model has nothing for the section (every β is 1).
+	Source string `json:"source,omitempty"`
+	// Threads and Beta: Beta[i] is β at Threads[i].
+	Threads []int     `json:"threads"`
+	Beta    []float64 `json:"beta"`
+	// Extrapolated[i] is true where Beta[i] lies beyond the cores the
+	// probe measured on.
+	Extrapolated []bool `json:"extrapolated,omitempty"`
+}
+
+// Betas returns every top-level section's memory burden factors (once per
+// section name, without the compute inflation) at each of threads, as
+// ForTree's burden function applies them; nil when the model is off.
+func Betas(t *tree.Tree, p machine.Profile, mode Mode, threads []int) []SectionBetas {
+	if mode == Off {
+		return nil
+	}
+	var st Status
+	md, _ := newModel(t, p, &st)
+	if md == nil {
+		return nil
+	}
+	var out []SectionBetas
+	seen := map[string]bool{}
+	for _, s := range TopSections(t) {
+		if seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		sb := SectionBetas{Name: s.Name, Threads: threads}
+		anyExtra := false
+		for _, th := range threads {
+			b, src, ex := md.beta(s, th)
+			if src != "" {
+				sb.Source = src
+			}
+			sb.Beta = append(sb.Beta, b)
+			sb.Extrapolated = append(sb.Extrapolated, ex)
+			anyExtra = anyExtra || ex
+		}
+		if !anyExtra {
+			sb.Extrapolated = nil
+		}
+		out = append(out, sb)
+	}
+	return out
 }
 
 // weakFits lists the fits whose stored R² is below 0.9 (an R² of 0 means

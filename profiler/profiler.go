@@ -13,6 +13,10 @@ import (
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
 	"github.com/parallel-prophet/prophet/tree"
+
+	"runtime"
+
+	"github.com/parallel-prophet/prophet/internal/affinity"
 )
 
 // Clock choices for Options.Clock.
@@ -209,10 +213,11 @@ func Start(opt Options) (*Profiler, error) {
 
 	// Pin first: the rate and cost measurements run where recording will.
 	if opt.NoPin {
-		p.unpin, p.pinNote = lockOnly(), "thread locked, not pinned"
+		runtime.LockOSThread()
+		p.unpin, p.pinNote = runtime.UnlockOSThread, "thread locked, not pinned"
 	} else {
 		var cpu int
-		cpu, p.unpin, p.pinNote = pin()
+		cpu, p.unpin, p.pinNote = affinity.Pin()
 		if p.pinNote == "" {
 			p.pinNote = fmt.Sprintf("thread pinned to CPU %d", cpu)
 		}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/cputime"
+
+	"github.com/parallel-prophet/prophet/internal/affinity"
 )
 
 // ChunkLines is how many lines a bandit streams between looks at its
@@ -94,21 +96,28 @@ type Options struct {
 // with its own buffer until Start. Its methods must not be called
 // concurrently with each other.
 type Gang struct {
-	workers []*worker
-	wpl     int
-	stride  int
-	stop    atomic.Bool
-	running int
-	sink    atomic.Uint64
-	wg      sync.WaitGroup
+	workers   []*worker
+	wpl       int
+	stride    int
+	stop      atomic.Bool
+	streaming atomic.Int32 // bandits that have begun streaming since Start
+	running   int
+	sink      atomic.Uint64
+	wg        sync.WaitGroup
 }
 
 type worker struct {
 	buf   []uint64
-	cpu   int
-	start chan int // spin rounds per line; closed by Close
+	cpu   int       // the CPU the thread is pinned to (-1: none)
+	start chan work // closed by Close
 	done  chan Counts
 	pin   string // why the thread is not pinned, if it is not
+}
+
+// work is one Start's order to a bandit.
+type work struct {
+	spin int
+	cpu  int // pin to this CPU first (-1: stay where it is)
 }
 
 // NewGang parks one bandit per buffer of bufs. Close releases them.
@@ -120,8 +129,8 @@ func NewGang(bufs [][]uint64, opt Options) *Gang {
 	g := &Gang{wpl: max(line/8, 1), stride: max(opt.StrideLines, 1) | 1}
 	ready := make(chan struct{}, len(bufs))
 	for i, b := range bufs {
-		w := &worker{buf: b, cpu: -1, start: make(chan int), done: make(chan Counts, 1)}
-		if i < len(opt.CPUs) {
+		w := &worker{buf: b, cpu: -1, start: make(chan work), done: make(chan Counts, 1)}
+		if i < len(opt.CPUs) && opt.CPUs[i] >= 0 {
 			w.cpu = opt.CPUs[i]
 		}
 		g.workers = append(g.workers, w)
@@ -154,11 +163,17 @@ func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if w.cpu >= 0 {
-		w.pin = pinThread(w.cpu)
+		w.pin = affinity.PinThread(w.cpu)
 	}
 	ready <- struct{}{}
 	pos, x, acc := 0, uint64(i+1), uint64(0)
-	for spin := range w.start {
+	for job := range w.start {
+		if job.cpu >= 0 && job.cpu != w.cpu {
+			w.cpu = job.cpu
+			w.pin = affinity.PinThread(job.cpu)
+		}
+		spin := job.spin
+		g.streaming.Add(1)
 		c0, cpuOK := cputime.Thread()
 		t0 := clock.Now()
 		var lines int64
@@ -180,13 +195,26 @@ func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 }
 
 // Start sets the first n bandits streaming with spin rounds of
-// register-only work per line loaded (0: as fast as memory allows). A
-// Start must be followed by Stop before the next Start.
-func (g *Gang) Start(n, spin int) {
+// register-only work per line loaded (0: as fast as memory allows), and
+// returns once every one of them has begun. A Start must be followed by
+// Stop before the next Start.
+func (g *Gang) Start(n, spin int) { g.StartOn(n, spin, nil) }
+
+// StartOn is Start with bandit i pinned to cpus[i] first, where cpus
+// has an entry for it that is not negative.
+func (g *Gang) StartOn(n, spin int, cpus []int) {
 	n = min(max(n, 0), len(g.workers))
 	g.stop.Store(false)
-	for _, w := range g.workers[:n] {
-		w.start <- spin
+	g.streaming.Store(0)
+	for i, w := range g.workers[:n] {
+		cpu := -1
+		if i < len(cpus) {
+			cpu = cpus[i]
+		}
+		w.start <- work{spin: spin, cpu: cpu}
+	}
+	for int(g.streaming.Load()) < n {
+		runtime.Gosched()
 	}
 	g.running = n
 }

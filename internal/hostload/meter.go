@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/cputime"
+
+	"github.com/parallel-prophet/prophet/internal/affinity"
 )
 
 // Meter measures how much of this process's cores other work used over
@@ -43,7 +45,7 @@ const minTicks = 40
 
 // Start starts a Meter.
 func Start() *Meter {
-	m := &Meter{cpus: ourCPUs(), wall0: time.Now()}
+	m := &Meter{cpus: affinity.CPUs(), wall0: time.Now()}
 	var ok1, ok2 bool
 	m.s0, ok1 = readSample(m.cpus)
 	m.own0, ok2 = ownCPU()

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/internal/spin"
+
+	"github.com/parallel-prophet/prophet/internal/affinity"
 )
 
 // Quiet-core probe: the CPUs' time is sampled over an idle window of
@@ -22,7 +24,7 @@ const (
 // that other work used while this process slept for a short window; ok
 // is false where the system does not say.
 func OthersBusy() (frac float64, ok bool) {
-	cpus := ourCPUs()
+	cpus := affinity.CPUs()
 	s0, ok := readSample(cpus)
 	if !ok {
 		return 0, false

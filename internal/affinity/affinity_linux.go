@@ -1,6 +1,6 @@
 //go:build linux
 
-package profiler
+package affinity
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pin locks the calling goroutine to its thread and binds the thread to
+// Pin locks the calling goroutine to its thread and binds the thread to
 // the CPU it runs on. The returned function undoes both. A failure to
 // bind is returned as a note (the thread stays locked, not bound).
-func pin() (cpu int, unpin func(), note string) {
+func Pin() (cpu int, unpin func(), note string) {
 	runtime.LockOSThread()
 	var old unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
@@ -38,8 +38,29 @@ func pin() (cpu int, unpin func(), note string) {
 	}, ""
 }
 
-// lockOnly locks the calling goroutine to its thread without pinning it.
-func lockOnly() func() {
-	runtime.LockOSThread()
-	return runtime.UnlockOSThread
+// PinThread binds the calling thread, which the caller has locked, to
+// cpu, and returns why it could not, or "".
+func PinThread(cpu int) string {
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Sprintf("thread not pinned to CPU %d: sched_setaffinity: %v", cpu, err)
+	}
+	return ""
+}
+
+// CPUs returns the CPUs this process may run on, in order (nil where
+// the system does not say: then every CPU counts).
+func CPUs() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var cpus []int
+	for i := 0; i < len(set)*64; i++ {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
 }

@@ -1,0 +1,179 @@
+package memprobe
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/internal/bandit"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+func TestBanditCounts(t *testing.T) {
+	tests := []struct {
+		cores int
+		want  []int
+	}{
+		{1, nil},
+		{2, []int{1}},
+		{4, []int{1, 3}},
+		{12, []int{1, 3, 7, 11}},
+		{16, []int{1, 3, 7, 15}},
+	}
+	for _, tc := range tests {
+		if got := BanditCounts(tc.cores); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("BanditCounts(%d) = %v, want %v", tc.cores, got, tc.want)
+		}
+	}
+}
+
+// TestPlan follows the plan of a section run 12 times, each run 1 ms,
+// with bandit counts 1 and 3 and two probed runs per count at most.
+func TestPlan(t *testing.T) {
+	p := &Prober{opt: Options{MaxProbed: 2, MinRunNs: MinRunNs, Runs: map[string]int{"once": 1}},
+		counts: []int{1, 3}, state: map[string]*nameState{}, lastNs: map[string]int64{}}
+	var got []int
+	for idx := range 20 {
+		j := p.plan("s", idx)
+		got = append(got, j)
+		if j >= 0 {
+			p.lastNs["s"] = 1e6
+		}
+	}
+	// Runs 1, 5, 9, 13 beside 1, 3, 1, 3 bandits; their neighbours
+	// alone; then nothing.
+	want := []int{0, 1, 0, -1, 0, 3, 0, -1, 0, 1, 0, -1, 0, 3, 0, -1, -1, -1, -1, -1}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plan = %v\nwant   %v", got, want)
+	}
+	if j0, j1 := p.plan("once", 0), p.plan("once", 1); j0 != 1 || j1 != -1 {
+		t.Errorf("a section run once: plan %d, %d; want 1, -1", j0, j1)
+	}
+	// Short runs are not probed: run 1 follows a run of 100 µs.
+	p.lastNs["short"] = 100_000
+	if j := p.plan("short", 0); j != 0 {
+		t.Errorf("short run 0: %d", j)
+	}
+	if j := p.plan("short", 1); j != 0 {
+		t.Errorf("short run 1: %d, want 0 (alone)", j)
+	}
+}
+
+// TestAnalyze feeds measured runs whose slowdown and share are computed
+// by hand.
+func TestAnalyze(t *testing.T) {
+	const line = 64
+	// MB/s from lines over 1 ms of CPU time: lines·64·1e3/1e6.
+	counts := func(mbs float64) bandit.Counts {
+		lines := int64(math.Round(mbs * 1e6 / (line * 1e3)))
+		return bandit.Counts{Lines: lines, BusyNs: 1e6, WallNs: 1e6}
+	}
+	raw := Raw{Cores: 4, LineSize: line,
+		Curve: []tree.ProbeStreams{{1, 10000}, {2, 8000}, {3, 6000}, {4, 5000}},
+		Runs: []RunSample{
+			{Name: "loop", Index: 0, WallNs: 1000},
+			{Name: "loop", Index: 1, Bandits: 1, WallNs: 1300, Streamed: counts(8500)},
+			{Name: "loop", Index: 2, WallNs: 1200},
+			{Name: "loop", Index: 4, WallNs: 1000},
+			{Name: "loop", Index: 5, Bandits: 3, WallNs: 2000, Streamed: counts(5500)},
+			// No neighbour alone: not used.
+			{Name: "loop", Index: 9, Bandits: 1, WallNs: 9000, Streamed: counts(1000)},
+			{Name: "once", Index: 0, Bandits: 1, WallNs: 55, Streamed: counts(10000)},
+			// Starved bandits: not used.
+			{Name: "busy", Index: 0, WallNs: 100},
+			{Name: "busy", Index: 1, Bandits: 1, WallNs: 200, Streamed: bandit.Counts{Lines: 10, BusyNs: 1, WallNs: 2}},
+		}}
+	tr := tree.New(tree.Sec("loop", tree.Task("t", tree.U(1000))), tree.Sec("once", tree.Task("t", tree.U(50))),
+		tree.Sec("busy", tree.Task("t", tree.U(1))))
+	got := Analyze(raw, tr)
+	want := map[string]tree.ProbeSection{
+		// 1300 against (1000+1200)/2 = 1100; share (10000−8500)/(10000−8000) = 0.75.
+		// 2000 against 1000 (run 6 is missing); share (6000−5500)/(6000−5000) = 0.5.
+		"loop": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1300.0 / 1100, Share: 0.75}, {Bandits: 3, Runs: 1, Slowdown: 2, Share: 0.5}}},
+		// Against the recording's 50 ns; the bandits were not slowed.
+		"once": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1.1, Share: 0}}},
+	}
+	if len(got.Sections) != len(want) {
+		t.Fatalf("sections %v, want %v", got.Sections, want)
+	}
+	for name, w := range want {
+		g := got.Sections[name]
+		if len(g.Points) != len(w.Points) {
+			t.Fatalf("%s: %+v, want %+v", name, g, w)
+		}
+		for i := range w.Points {
+			a, b := g.Points[i], w.Points[i]
+			if a.Bandits != b.Bandits || a.Runs != b.Runs || math.Abs(a.Slowdown-b.Slowdown) > 1e-9 || math.Abs(a.Share-b.Share) > 1e-3 {
+				t.Errorf("%s point %d: %+v, want %+v", name, i, a, b)
+			}
+		}
+	}
+	if !strings.Contains(got.Note, "starved beside busy") {
+		t.Errorf("note %q, want the starved section named", got.Note)
+	}
+	if got.Cores != 4 || len(got.Curve) != 4 {
+		t.Errorf("cores %d, curve %v", got.Cores, got.Curve)
+	}
+}
+
+func TestParseCPUMax(t *testing.T) {
+	tests := []struct {
+		in    string
+		cores float64
+		ok    bool
+	}{
+		{"max 100000\n", 0, false},
+		{"150000 100000\n", 1.5, true},
+		{"50000 100000", 0.5, true},
+		{"garbage", 0, false},
+		{"-1 100000", 0, false},
+	}
+	for _, tc := range tests {
+		c, ok := parseCPUMax(tc.in)
+		if c != tc.cores || ok != tc.ok {
+			t.Errorf("parseCPUMax(%q) = %g, %v; want %g, %v", tc.in, c, ok, tc.cores, tc.ok)
+		}
+	}
+}
+
+// TestProberSmoke runs a real probe around two short sections: it checks
+// the runs it records and the curve's shape, never a speed.
+func TestProberSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams memory")
+	}
+	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 2 * 1e6, MinRunNs: 1})
+	busy := func() {
+		x := 0
+		for i := range 200000 {
+			x += i * i
+		}
+		_ = x
+	}
+	for range 3 {
+		p.SecBegin("s")
+		p.SecBegin("inner") // nested: ignored
+		busy()
+		p.SecEnd()
+		p.SecEnd()
+	}
+	raw := p.Stop()
+	if raw.Cores < 2 {
+		if !strings.Contains(raw.Note, "no memory probe") || len(raw.Runs) != 0 {
+			t.Errorf("one core: %+v", raw)
+		}
+		return
+	}
+	if len(raw.Runs) != 3 || raw.Runs[1].Bandits != 1 || raw.Runs[0].Bandits != 0 || raw.Runs[1].Streamed.Lines <= 0 {
+		t.Errorf("runs %+v", raw.Runs)
+	}
+	for _, r := range raw.Runs {
+		if r.Name != "s" || r.WallNs <= 0 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	if len(raw.Curve) == 0 || raw.Curve[0].Streams != 1 || raw.Curve[0].MBs <= 0 {
+		t.Errorf("curve %+v", raw.Curve)
+	}
+}

@@ -1,0 +1,366 @@
+package memprobe
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parallel-prophet/prophet/internal/affinity"
+	"github.com/parallel-prophet/prophet/internal/bandit"
+	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// Defaults of Options.
+const (
+	// MaxProbed is how many runs of one section name are measured beside
+	// each bandit count, at most.
+	MaxProbed = 8
+	// MinRunNs: a run is measured beside bandits only when the run of
+	// the same section before it lasted at least this long, so that
+	// starting and stopping the bandits (tens of microseconds) stays
+	// small beside it.
+	MinRunNs = 200_000
+	// CurveTime is how long each point of the bandwidth curve streams.
+	CurveTime = 30 * time.Millisecond
+)
+
+// Options tune a Prober. The zero value probes with the defaults.
+type Options struct {
+	// Runs is the number of runs of each top-level section name in the
+	// plain recording (RunsOf); a name missing from it is treated as run
+	// many times. A name run once is measured beside bandits on that one
+	// run, its time alone then taken from the recording.
+	Runs map[string]int
+	// BufferBytes is each bandit's buffer (default 64 MiB, more than
+	// the last-level cache one core sees on today's machines).
+	BufferBytes int64
+	// LineSize is the cache line size (default 64).
+	LineSize int
+	// CurveTime is how long each point of the bandwidth curve streams
+	// (default CurveTime).
+	CurveTime time.Duration
+	// MaxProbed and MinRunNs override the defaults when positive.
+	MaxProbed int
+	MinRunNs  int64
+}
+
+// RunSample is one run of a top-level section, as the probe timed it.
+type RunSample struct {
+	// Name is the section's name and Index the run's number among the
+	// runs of that name (from 0).
+	Name  string `json:"name"`
+	Index int    `json:"index"`
+	// Bandits is the number of bandits that streamed during the run
+	// (0: it ran alone).
+	Bandits int `json:"bandits,omitempty"`
+	// WallNs is the run's wall time.
+	WallNs int64 `json:"wall_ns"`
+	// Streamed is what the bandits did meanwhile, summed over them.
+	Streamed bandit.Counts `json:"streamed"`
+}
+
+// Raw is everything a probe's run measured, for Analyze.
+type Raw struct {
+	// Cores is the number of CPUs the probe could use; LineSize the
+	// cache line size its traffic is counted in.
+	Cores    int `json:"cores"`
+	LineSize int `json:"line_size"`
+	// Curve is the bandwidth curve (each of n bandits' traffic alone),
+	// measured before the program's sections and again at Stop, and
+	// averaged.
+	Curve []tree.ProbeStreams `json:"curve,omitempty"`
+	// Runs are the runs timed, in program order.
+	Runs []RunSample `json:"runs,omitempty"`
+	// Note says why the probe measured less than planned, or nothing.
+	Note string `json:"note,omitempty"`
+}
+
+// Prober runs bandits beside a serial program's top-level sections.
+// SecBegin and SecEnd are called by package annotate, from the goroutine
+// that runs the sections, around every section (nested ones too, which
+// it ignores).
+type Prober struct {
+	opt     Options
+	gang    *bandit.Gang
+	cpus    []int // usable CPUs
+	counts  []int // the bandit counts measured beside sections
+	curve0  []tree.ProbeStreams
+	raw     Raw
+	notes   []string
+	depth   int
+	seen    map[string]int // runs of each name so far
+	state   map[string]*nameState
+	lastNs  map[string]int64
+	cur     RunSample
+	t0      int64
+	unpin   func()
+	measure bool // the current run is kept
+}
+
+// BanditCounts returns the numbers of bandits run beside sections on a
+// machine with cores usable CPUs: t−1 for t = 2, 4, 8, 16, ... below
+// cores, and cores−1.
+func BanditCounts(cores int) []int {
+	var js []int
+	for t := 2; t < cores; t *= 2 {
+		js = append(js, t-1)
+	}
+	if cores >= 2 {
+		js = append(js, cores-1)
+	}
+	return js
+}
+
+// RunsOf counts the runs of each top-level section name in t.
+func RunsOf(t *tree.Tree) map[string]int {
+	runs := map[string]int{}
+	for _, s := range topSections(t) {
+		runs[s.Name] += int(s.Reps())
+	}
+	return runs
+}
+
+func topSections(t *tree.Tree) []*tree.Node {
+	var secs []*tree.Node
+	if t == nil || t.Root == nil {
+		return nil
+	}
+	for _, c := range t.Root.Children {
+		if c.Kind == tree.KindSec {
+			secs = append(secs, c)
+		}
+	}
+	return secs
+}
+
+// Start measures the bandwidth curve and parks the bandits. Where the
+// machine cannot be probed (fewer than two usable cores), it returns a
+// Prober that measures nothing and whose Raw says why.
+func Start(opt Options) *Prober {
+	if opt.LineSize <= 0 {
+		opt.LineSize = 64
+	}
+	if opt.CurveTime <= 0 {
+		opt.CurveTime = CurveTime
+	}
+	if opt.MaxProbed <= 0 {
+		opt.MaxProbed = MaxProbed
+	}
+	if opt.MinRunNs <= 0 {
+		opt.MinRunNs = MinRunNs
+	}
+	if opt.BufferBytes <= 0 {
+		opt.BufferBytes = 64 << 20
+	}
+	p := &Prober{opt: opt, seen: map[string]int{}, state: map[string]*nameState{}, lastNs: map[string]int64{}}
+	p.raw.LineSize = opt.LineSize
+	cpus, limit, why := usableCPUs()
+	p.cpus = cpus
+	p.raw.Cores = limit
+	if limit < 2 {
+		if why == "" {
+			why = fmt.Sprintf("%d usable core", limit)
+		}
+		p.raw.Note = "no memory probe: " + why + " leaves no core for the bandits"
+		return p
+	}
+	p.counts = BanditCounts(limit)
+	bufs := make([][]uint64, limit)
+	for i := range bufs {
+		bufs[i] = bandit.Buffer(opt.BufferBytes)
+	}
+	p.gang = bandit.NewGang(bufs, bandit.Options{LineSize: opt.LineSize})
+	p.curve0 = p.measureCurve()
+	return p
+}
+
+// curveStreams returns the stream counts of the bandwidth curve: 1, and
+// every bandit count j and j+1.
+func (p *Prober) curveStreams() []int {
+	ns := []int{1}
+	for _, j := range p.counts {
+		ns = append(ns, j, j+1)
+	}
+	slices.Sort(ns)
+	return slices.Compact(ns)
+}
+
+// measureCurve measures each bandit's traffic with n streaming at once,
+// alone on the machine (the calling goroutine sleeps), pinned one to a
+// CPU.
+func (p *Prober) measureCurve() []tree.ProbeStreams {
+	var curve []tree.ProbeStreams
+	for _, n := range p.curveStreams() {
+		p.gang.StartOn(n, 0, p.cpus)
+		time.Sleep(p.opt.CurveTime)
+		cs := p.gang.Stop()
+		tot := bandit.Total(cs)
+		if mbs := tot.MBs(p.opt.LineSize); mbs > 0 {
+			curve = append(curve, tree.ProbeStreams{Streams: n, MBs: mbs})
+		}
+		if sh := float64(tot.BusyNs) / float64(max(tot.WallNs, 1)); sh < 0.8 {
+			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each)", 100*sh))
+		}
+	}
+	return curve
+}
+
+func (p *Prober) note(s string) {
+	if !slices.Contains(p.notes, s) {
+		p.notes = append(p.notes, s)
+	}
+}
+
+// SecBegin is called at every SecBegin of the program.
+func (p *Prober) SecBegin(name string) {
+	p.depth++
+	if p.depth != 1 || p.gang == nil {
+		return
+	}
+	idx := p.seen[name]
+	p.seen[name] = idx + 1
+	j := p.plan(name, idx)
+	p.measure = j >= 0
+	if !p.measure {
+		return
+	}
+	cpu, unpin, _ := affinity.Pin()
+	p.unpin = unpin
+	p.cur = RunSample{Name: name, Index: idx, Bandits: j}
+	if j > 0 {
+		others := make([]int, 0, len(p.cpus))
+		for _, c := range p.cpus {
+			if c != cpu {
+				others = append(others, c)
+			}
+		}
+		p.gang.StartOn(j, 0, others)
+	}
+	p.t0 = clock.Now()
+}
+
+// SecEnd is called at every SecEnd of the program.
+func (p *Prober) SecEnd() {
+	p.depth--
+	if p.depth != 0 || p.gang == nil || !p.measure {
+		if p.depth < 0 {
+			p.depth = 0
+		}
+		return
+	}
+	p.cur.WallNs = clock.Now() - p.t0
+	if p.cur.Bandits > 0 {
+		p.cur.Streamed = bandit.Total(p.gang.Stop())
+	}
+	p.unpin()
+	p.measure = false
+	p.lastNs[p.cur.Name] = p.cur.WallNs
+	p.raw.Runs = append(p.raw.Runs, p.cur)
+}
+
+// plan returns how many bandits run beside run idx of name: 0 (the run
+// is timed alone, as a reference for its neighbours), a bandit count, or
+// −1 (the run is not timed).
+//
+// A name run once is measured beside the first bandit count. Otherwise
+// one run in four (idx ≡ 1 mod 4) runs beside bandits, the counts taken
+// in turn, and its neighbours alone; a count stops once it has MaxProbed
+// runs, a run that follows a run shorter than MinRunNs runs alone, and a
+// name stops being timed after 16·MaxProbed runs per count (its runs
+// were too short).
+func (p *Prober) plan(name string, idx int) int {
+	if n, ok := p.opt.Runs[name]; ok && n == 1 {
+		if idx == 0 {
+			return p.counts[0]
+		}
+		return -1
+	}
+	st := p.state[name]
+	if st == nil {
+		st = &nameState{probed: map[int]int{}, lastProbed: -2}
+		p.state[name] = st
+	}
+	// active: some count still wants runs, and the name's runs have
+	// not been timed too often.
+	active := false
+	if st.timed < 16*p.opt.MaxProbed*len(p.counts) {
+		for _, c := range p.counts {
+			active = active || st.probed[c] < p.opt.MaxProbed
+		}
+	}
+	j := -1
+	switch {
+	case idx == st.lastProbed+1:
+		j = 0 // the probed run's second neighbour
+	case !active:
+	case idx%4 == 0:
+		j = 0
+	case idx%4 == 1:
+		j = 0
+		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs {
+			if c := p.counts[(idx/4)%len(p.counts)]; st.probed[c] < p.opt.MaxProbed {
+				j = c
+				st.probed[c]++
+				st.lastProbed = idx
+			}
+		}
+	}
+	if j >= 0 {
+		st.timed++
+	}
+	return j
+}
+
+// nameState is what plan remembers of one section name.
+type nameState struct {
+	probed     map[int]int // runs measured beside each bandit count
+	lastProbed int         // the last run measured beside bandits
+	timed      int         // runs timed
+}
+
+// Stop measures the bandwidth curve again, releases the bandits and
+// returns what the probe measured.
+func (p *Prober) Stop() Raw {
+	if p.gang != nil {
+		end := p.measureCurve()
+		p.raw.Curve = averageCurves(p.curve0, end)
+		for i := range min(len(p.curve0), len(end)) {
+			a, b := p.curve0[i].MBs, end[i].MBs
+			if math.Abs(a-b) > 0.15*max(a, b) {
+				p.note(fmt.Sprintf("the machine's bandwidth moved during the run (%d streams: %.0f MB/s before, %.0f after)",
+					p.curve0[i].Streams, a, b))
+				break
+			}
+		}
+		p.gang.Close()
+		p.gang = nil
+	}
+	if len(p.notes) > 0 {
+		p.raw.Note = strings.Join(append([]string{p.raw.Note}, p.notes...)[boolInt(p.raw.Note == ""):], "; ")
+	}
+	return p.raw
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// averageCurves averages two measurements of the curve point by point
+// (the points both have).
+func averageCurves(a, b []tree.ProbeStreams) []tree.ProbeStreams {
+	var out []tree.ProbeStreams
+	for _, x := range a {
+		for _, y := range b {
+			if x.Streams == y.Streams {
+				out = append(out, tree.ProbeStreams{Streams: x.Streams, MBs: (x.MBs + y.MBs) / 2})
+			}
+		}
+	}
+	return out
+}
