@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/fpu"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -63,6 +64,11 @@ type recorder struct {
 	inFn   bool       // recording belongs to Record, not to Start
 	envErr error      // a failure to start from the environment, reported by Stop
 	errTo  string     // EnvErrors' file, when recording started from the environment
+
+	// probe is the memory probe of a probe run (EnvProbe or Probe),
+	// which sees the top-level sections when nothing records.
+	probe     atomic.Pointer[memprobe.Prober]
+	probePath string // where Stop writes the probe's measurements
 }
 
 var rec recorder
@@ -72,6 +78,10 @@ func init() {
 		if err := startRace(path); err != nil {
 			fmt.Fprintf(os.Stderr, "annotate: %s=%s: %v\n", EnvRace, path, err)
 		}
+		return
+	}
+	if os.Getenv(EnvProbe) != "" && os.Getenv(EnvVar) == "" {
+		startProbeFromEnv(os.Getenv)
 		return
 	}
 	startFromEnv(os.Getenv)
@@ -109,6 +119,8 @@ func startFromEnv(getenv func(string) string) error {
 func SecBegin(name string) {
 	if p := rec.p.Load(); p != nil {
 		p.SecBegin(name)
+	} else if pr := rec.probe.Load(); pr != nil {
+		pr.SecBegin(name)
 	} else if raceBuild && raceOn {
 		raceSecBegin(name)
 	}
@@ -119,6 +131,8 @@ func SecBegin(name string) {
 func SecEnd(nowait bool) {
 	if p := rec.p.Load(); p != nil {
 		p.SecEnd(nowait)
+	} else if pr := rec.probe.Load(); pr != nil {
+		pr.SecEnd()
 	} else if raceBuild && raceOn {
 		raceSecEnd(nowait)
 	}
@@ -293,6 +307,11 @@ func stop() error {
 		// does (Profiler.Stop leaves the paused time out).
 		rec.p.Store(rec.paused)
 		rec.paused = nil
+	}
+	if rec.probePath != "" {
+		err := errors.Join(rec.envErr, stopProbe())
+		rec.envErr, rec.probePath = nil, ""
+		return err
 	}
 	p := rec.p.Load()
 	if p == nil {

@@ -15,9 +15,12 @@
 //     section around it that ran alone (or, for a section run once, the
 //     recording's time for it);
 //   - its share: how much it slowed the bandits, against how much one
-//     more bandit slows them (measured before the program's sections, as
-//     the bandwidth curve), in bandits: a streaming loop takes about 1,
-//     a loop that computes in registers about 0.
+//     more bandit slows them, in bandits: a streaming loop takes about
+//     1, a loop that computes in registers about 0. The bandits alone,
+//     j and j+1 of them, are measured right after each run beside j
+//     bandits (the program waits meanwhile), so that the reference is
+//     taken on the machine as it was for the run: a shared machine's
+//     bandwidth moves by a third from one second to the next.
 //
 // package memmodel turns both into a burden factor β_t for t threads:
 // the slowdown beside (t−1)·share bandits.

@@ -146,7 +146,7 @@ func TestProberSmoke(t *testing.T) {
 	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 2 * 1e6, MinRunNs: 1})
 	busy := func() {
 		x := 0
-		for i := range 200000 {
+		for i := range 4_000_000 {
 			x += i * i
 		}
 		_ = x

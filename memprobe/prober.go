@@ -2,7 +2,7 @@ package memprobe
 
 import (
 	"fmt"
-	"math"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -23,8 +23,10 @@ const (
 	// starting and stopping the bandits (tens of microseconds) stays
 	// small beside it.
 	MinRunNs = 200_000
-	// CurveTime is how long each point of the bandwidth curve streams.
-	CurveTime = 30 * time.Millisecond
+	// CurveTime is how long, at most, each reference measurement of the
+	// bandwidth curve streams (after each run beside bandits, as long as
+	// that run took, at least a fifth of this).
+	CurveTime = 10 * time.Millisecond
 )
 
 // Options tune a Prober. The zero value probes with the defaults.
@@ -39,8 +41,7 @@ type Options struct {
 	BufferBytes int64
 	// LineSize is the cache line size (default 64).
 	LineSize int
-	// CurveTime is how long each point of the bandwidth curve streams
-	// (default CurveTime).
+	// CurveTime bounds each reference measurement (default CurveTime).
 	CurveTime time.Duration
 	// MaxProbed and MinRunNs override the defaults when positive.
 	MaxProbed int
@@ -69,13 +70,23 @@ type Raw struct {
 	Cores    int `json:"cores"`
 	LineSize int `json:"line_size"`
 	// Curve is the bandwidth curve (each of n bandits' traffic alone),
-	// measured before the program's sections and again at Stop, and
-	// averaged.
+	// pooled from Refs.
 	Curve []tree.ProbeStreams `json:"curve,omitempty"`
+	// Refs are the reference measurements behind Curve: after each run
+	// beside j bandits, j and then j+1 bandits alone (the program
+	// waiting), so that the curve is measured when the machine is as
+	// it was for the run.
+	Refs []RefSample `json:"refs,omitempty"`
 	// Runs are the runs timed, in program order.
 	Runs []RunSample `json:"runs,omitempty"`
 	// Note says why the probe measured less than planned, or nothing.
 	Note string `json:"note,omitempty"`
+}
+
+// RefSample is one reference measurement: Streams bandits alone.
+type RefSample struct {
+	Streams  int           `json:"streams"`
+	Streamed bandit.Counts `json:"streamed"`
 }
 
 // Prober runs bandits beside a serial program's top-level sections.
@@ -85,9 +96,9 @@ type Raw struct {
 type Prober struct {
 	opt     Options
 	gang    *bandit.Gang
-	cpus    []int // usable CPUs
-	counts  []int // the bandit counts measured beside sections
-	curve0  []tree.ProbeStreams
+	own     []uint64 // the buffer the program's thread streams for references
+	cpus    []int    // usable CPUs
+	counts  []int    // the bandit counts measured beside sections
 	raw     Raw
 	notes   []string
 	depth   int
@@ -168,44 +179,49 @@ func Start(opt Options) *Prober {
 		return p
 	}
 	p.counts = BanditCounts(limit)
-	bufs := make([][]uint64, limit)
+	bufs := make([][]uint64, limit-1)
 	for i := range bufs {
 		bufs[i] = bandit.Buffer(opt.BufferBytes)
 	}
+	p.own = bandit.Buffer(opt.BufferBytes)
 	p.gang = bandit.NewGang(bufs, bandit.Options{LineSize: opt.LineSize})
-	p.curve0 = p.measureCurve()
 	return p
 }
 
-// curveStreams returns the stream counts of the bandwidth curve: 1, and
-// every bandit count j and j+1.
-func (p *Prober) curveStreams() []int {
-	ns := []int{1}
-	for _, j := range p.counts {
-		ns = append(ns, j, j+1)
+// measureRefs measures the bandwidth curve at j and j+1 streams, for
+// about d each, and keeps them as references: j bandits with the
+// program's thread asleep, then the same j beside the program's thread
+// streaming itself (every P may be taken by then, so it does not sleep
+// waiting for one). Each bandit is pinned to a CPU other than the
+// program's thread's.
+func (p *Prober) measureRefs(j int, d time.Duration) {
+	cpu, unpin, _ := affinity.Pin()
+	defer unpin()
+	others := p.otherCPUs(cpu)
+	p.gang.StartOn(j, 0, others)
+	time.Sleep(d)
+	alone := bandit.Total(p.gang.Stop())
+	p.gang.StartOn(j, 0, others)
+	mine := bandit.StreamFor(p.own, d, bandit.Options{LineSize: p.opt.LineSize})
+	more := bandit.Total(append(p.gang.Stop(), mine))
+	for _, r := range []RefSample{{Streams: j, Streamed: alone}, {Streams: j + 1, Streamed: more}} {
+		if sh := r.Streamed.Share(); sh < MinBanditShare {
+			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*sh))
+			continue
+		}
+		p.raw.Refs = append(p.raw.Refs, r)
 	}
-	slices.Sort(ns)
-	return slices.Compact(ns)
 }
 
-// measureCurve measures each bandit's traffic with n streaming at once,
-// alone on the machine (the calling goroutine sleeps), pinned one to a
-// CPU.
-func (p *Prober) measureCurve() []tree.ProbeStreams {
-	var curve []tree.ProbeStreams
-	for _, n := range p.curveStreams() {
-		p.gang.StartOn(n, 0, p.cpus)
-		time.Sleep(p.opt.CurveTime)
-		cs := p.gang.Stop()
-		tot := bandit.Total(cs)
-		if mbs := tot.MBs(p.opt.LineSize); mbs > 0 {
-			curve = append(curve, tree.ProbeStreams{Streams: n, MBs: mbs})
-		}
-		if sh := float64(tot.BusyNs) / float64(max(tot.WallNs, 1)); sh < 0.8 {
-			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each)", 100*sh))
+// otherCPUs returns the usable CPUs other than cpu.
+func (p *Prober) otherCPUs(cpu int) []int {
+	others := make([]int, 0, len(p.cpus))
+	for _, c := range p.cpus {
+		if c != cpu {
+			others = append(others, c)
 		}
 	}
-	return curve
+	return others
 }
 
 func (p *Prober) note(s string) {
@@ -231,13 +247,7 @@ func (p *Prober) SecBegin(name string) {
 	p.unpin = unpin
 	p.cur = RunSample{Name: name, Index: idx, Bandits: j}
 	if j > 0 {
-		others := make([]int, 0, len(p.cpus))
-		for _, c := range p.cpus {
-			if c != cpu {
-				others = append(others, c)
-			}
-		}
-		p.gang.StartOn(j, 0, others)
+		p.gang.StartOn(j, 0, p.otherCPUs(cpu))
 	}
 	p.t0 = clock.Now()
 }
@@ -259,6 +269,9 @@ func (p *Prober) SecEnd() {
 	p.measure = false
 	p.lastNs[p.cur.Name] = p.cur.WallNs
 	p.raw.Runs = append(p.raw.Runs, p.cur)
+	if j := p.cur.Bandits; j > 0 {
+		p.measureRefs(j, min(max(time.Duration(p.cur.WallNs), p.opt.CurveTime/5), p.opt.CurveTime))
+	}
 }
 
 // plan returns how many bandits run beside run idx of name: 0 (the run
@@ -321,46 +334,36 @@ type nameState struct {
 	timed      int         // runs timed
 }
 
-// Stop measures the bandwidth curve again, releases the bandits and
-// returns what the probe measured.
+// Stop releases the bandits and returns what the probe measured, the
+// curve pooled from the reference measurements.
 func (p *Prober) Stop() Raw {
 	if p.gang != nil {
-		end := p.measureCurve()
-		p.raw.Curve = averageCurves(p.curve0, end)
-		for i := range min(len(p.curve0), len(end)) {
-			a, b := p.curve0[i].MBs, end[i].MBs
-			if math.Abs(a-b) > 0.15*max(a, b) {
-				p.note(fmt.Sprintf("the machine's bandwidth moved during the run (%d streams: %.0f MB/s before, %.0f after)",
-					p.curve0[i].Streams, a, b))
-				break
-			}
-		}
 		p.gang.Close()
 		p.gang = nil
 	}
+	p.raw.Curve = PoolRefs(p.raw.Refs, p.opt.LineSize)
 	if len(p.notes) > 0 {
-		p.raw.Note = strings.Join(append([]string{p.raw.Note}, p.notes...)[boolInt(p.raw.Note == ""):], "; ")
+		p.raw.Note = strings.Join(append(nonEmpty(p.raw.Note), p.notes...), "; ")
 	}
 	return p.raw
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// PoolRefs pools reference measurements into the bandwidth curve: for
+// each stream count, the bandits' lines over their CPU time.
+func PoolRefs(refs []RefSample, lineSize int) []tree.ProbeStreams {
+	by := map[int]bandit.Counts{}
+	for _, r := range refs {
+		c := by[r.Streams]
+		c.Lines += r.Streamed.Lines
+		c.BusyNs += r.Streamed.BusyNs
+		c.WallNs += r.Streamed.WallNs
+		by[r.Streams] = c
 	}
-	return 0
-}
-
-// averageCurves averages two measurements of the curve point by point
-// (the points both have).
-func averageCurves(a, b []tree.ProbeStreams) []tree.ProbeStreams {
-	var out []tree.ProbeStreams
-	for _, x := range a {
-		for _, y := range b {
-			if x.Streams == y.Streams {
-				out = append(out, tree.ProbeStreams{Streams: x.Streams, MBs: (x.MBs + y.MBs) / 2})
-			}
+	var curve []tree.ProbeStreams
+	for _, n := range slices.Sorted(maps.Keys(by)) {
+		if mbs := by[n].MBs(lineSize); mbs > 0 {
+			curve = append(curve, tree.ProbeStreams{Streams: n, MBs: mbs})
 		}
 	}
-	return out
+	return curve
 }

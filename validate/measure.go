@@ -11,6 +11,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -103,8 +104,37 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			tr = t
 		}
 	}
-
+	if sub.test == Examples {
+		if err := m.probe(sub, tr); err != nil {
+			return nil, err
+		}
+	}
 	return m.compare(ctx, sub, tr)
+}
+
+// probe runs the memory probe beside one more serial run of sub, as
+// Config.MemoryProbe asks, and stores what it measured in tr.
+func (m *measurer) probe(sub subject, tr *tree.Tree) error {
+	switch m.cfg.MemoryProbe {
+	case memmodel.Off:
+		return nil
+	case memmodel.Auto:
+		for _, s := range memmodel.TopSections(tr) {
+			if s.Counters != nil {
+				return nil
+			}
+		}
+	}
+	sub.reset()
+	raw, err := annotate.Probe(memprobe.Options{Runs: memprobe.RunsOf(tr)}, sub.serial)
+	if err != nil {
+		return fmt.Errorf("memory probe: %w", err)
+	}
+	if err := sub.check(); err != nil {
+		return fmt.Errorf("memory probe's serial run: %w", err)
+	}
+	tr.Meta.Probe = memprobe.Analyze(raw, tr)
+	return nil
 }
 
 // compare measures sub's real speedups, rounds of real runs with the

@@ -48,14 +48,18 @@ func (r *Report) WriteTable(w io.Writer) error {
 // unknown).
 func (r *Report) WriteRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tdescription")
+	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tβ\tβ from\tdescription")
 	for _, x := range r.Rows {
 		infl := "-"
 		if x.CPUInflation > 0 {
 			infl = fmt.Sprintf("%.3f", x.CPUInflation)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\n",
-			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, x.Desc)
+		beta, from := "-", "-"
+		if x.BetaSource != "" {
+			beta, from = fmt.Sprintf("%.2f", x.Beta), x.BetaSource
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\t%s\t%s\n",
+			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, beta, from, x.Desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the validation rows: %w", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -91,6 +92,14 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 	recorded := float64(tree.Work(tr.Root))
 	var rows []Row
 	for _, k := range keys {
+		beta, source := 1.0, ""
+		if opt.Burden != nil {
+			for _, sb := range memmodel.Betas(tr, m.cfg.Machine, memmodel.Auto, []int{k.t}) {
+				if sb.Source != "" && sb.Beta[0] >= beta {
+					beta, source = sb.Beta[0], sb.Source
+				}
+			}
+		}
 		pm := stat(rs.par[k])
 		real := serialMed / pm
 		cpuInfl := cpuRatio(rs.parCPU[k], rs.serialCPU)
@@ -126,7 +135,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(rs.par[k]), Rounds: len(rs.serial),
 				RealLow: low, RealHigh: high,
-				CPUInflation: cpuInfl,
+				CPUInflation: cpuInfl, Beta: beta, BetaSource: source,
 			})
 		}
 	}

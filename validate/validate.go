@@ -16,6 +16,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -89,6 +90,11 @@ type Config struct {
 	// recordings (tree.BuildOptions.Tolerance; default DefaultTolerance,
 	// negative: exact lengths).
 	Tolerance float64
+	// MemoryProbe says whether Examples mode probes each kernel's memory
+	// behaviour (package memprobe) after recording it: memmodel.Auto
+	// (the zero value) where the recording has no hardware counters,
+	// memmodel.On always, memmodel.Off never.
+	MemoryProbe memmodel.Mode
 	// Progress, if not nil, receives a progress bar (samples done, time
 	// left).
 	Progress io.Writer
@@ -141,6 +147,11 @@ type Row struct {
 	// model adds, so a row with a large CPUInflation and a large error is
 	// a memory effect, not a scheduling one.
 	CPUInflation float64 `json:"cpu_inflation,omitempty"`
+	// Beta is the largest memory burden factor the prediction applied to
+	// a section at Threads (1: none), and BetaSource where it came from
+	// (memmodel.SourceCounters, memmodel.SourceProbe; empty: none).
+	Beta       float64 `json:"beta,omitempty"`
+	BetaSource string  `json:"beta_source,omitempty"`
 }
 
 // Summary aggregates the rows of one test, emulator, schedule and thread

@@ -10,15 +10,17 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
 func runCommand() *command {
 	c := &command{
 		name:    "run",
-		args:    "[-o FILE] [--tolerance X] -- PROGRAM [ARGS...]",
+		args:    "[-o FILE] [--tolerance X] [--memory-probe auto|on|off] -- PROGRAM [ARGS...]",
 		summary: "profile an annotated program and write its program tree",
 		long: `Runs PROGRAM with recording switched on (the PROPHET_PROFILE environment
 variable) and writes the program tree it records to FILE. PROGRAM must be
@@ -32,16 +34,32 @@ a finer tolerance (--tolerance 0.005; negative: exact lengths) predicts
 contention better, for a larger profile (the PROPHET_TOLERANCE environment
 variable).
 
+The memory probe (--memory-probe) runs PROGRAM a second time, serially,
+with bandwidth bandits streaming on the other cores beside some runs of
+each top-level section, and stores in the profile how much each section
+slowed down and how much bandwidth it took: the memory model's input on
+machines without hardware counters. auto (the default) probes where the
+recording got no counters and the machine has two cores or more; the
+second run costs about one more run of the program. Where it cannot probe
+(one core, a CPU quota, the bandits starved), the profile says why and
+predictions leave memory contention out.
+
 Examples:
   prophet run -o lu.ppt -- go run ./examples/lu
+  prophet run --memory-probe on -o stream.ppt -- go run ./examples/stream
   prophet run -- ./mybinary -input data.txt`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
 		out := fs.StringP("output", "o", "prophet.ppt", "where to write the profile")
 		tol := fs.Float64("tolerance", tree.DefaultTolerance, "compression tolerance of the recording (relative; negative: exact lengths)")
+		probe := fs.String("memory-probe", "auto", "run the program again beside bandwidth bandits for the memory model: auto (where there are no counters), on or off")
 		if err := parse(fs, args); err != nil {
 			return err
+		}
+		mode, err := memmodel.ParseMode(*probe)
+		if err != nil {
+			return usagef("--memory-probe: %v", err)
 		}
 		if fs.NArg() == 0 {
 			return usagef("run: name the program to run after -- (see prophet run --help)")
@@ -59,7 +77,7 @@ Examples:
 		if err := checkOutputs([]string{*out}, fs.Arg(0)); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
-		return runProgram(e, *out, fs.Args(), env...)
+		return runProgram(e, *out, fs.Args(), mode, env...)
 	}
 	return c
 }
@@ -79,7 +97,7 @@ func (e *exitStatus) Error() string { return e.msg }
 // valid one, whatever its exit status. prophet exits with the program's
 // status (128+n for a signal n); SIGINT and SIGTERM sent to prophet go
 // on to the program, and prophet removes its temporary files after it.
-func runProgram(e *env, out string, argv []string, env ...string) error {
+func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...string) error {
 	dir := filepath.Dir(out)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("run: cannot write %s: directory %s does not exist", out, dir)
@@ -110,11 +128,13 @@ func runProgram(e *env, out string, argv []string, env ...string) error {
 		annotate.EnvProgram+"="+strings.Join(argv, " "))
 	cmd.Env = append(cmd.Env, env...)
 	prog := strings.Join(argv, " ")
+	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot run %s: %w", argv[0], err)
 	}
 	got := forwardSignals(cmd.Process)
 	runErr := cmd.Wait()
+	plainWall := time.Since(began)
 	sig := got()
 	status, how := childStatus(runErr)
 	if sig != nil {
@@ -137,6 +157,11 @@ func runProgram(e *env, out string, argv []string, env ...string) error {
 	}
 	if err != nil {
 		return withStatus(status, fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err))
+	}
+	if status == 0 && sig == nil && wantProbe(probe, t) {
+		if err := probeProgram(e, argv, env, abs, t, plainWall); err != nil {
+			return err
+		}
 	}
 	if err := os.Rename(abs, out); err != nil {
 		return fmt.Errorf("run: writing %s: %w", out, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/emulate/emulators"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
@@ -68,8 +69,13 @@ average, a note says the comparison was disturbed.`,
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
 		rows := fs.Bool("rows", false, "with --format table: also list every sample's row")
+		probe := fs.String("memory-probe", "auto", "with --examples: probe each kernel's memory behaviour beside bandwidth bandits (auto: where there are no hardware counters; on; off)")
 		if err := parse(fs, args); err != nil {
 			return err
+		}
+		probeMode, err := memmodel.ParseMode(*probe)
+		if err != nil {
+			return usagef("--memory-probe: %v", err)
 		}
 		if fs.NArg() != 0 {
 			return usagef("validate: takes no arguments, got %q", fs.Args())
@@ -117,7 +123,7 @@ average, a note says the comparison was disturbed.`,
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, MaxRepeats: *maxRepeats, Examples: *examples, Scale: *scale,
 			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol,
-			Kernels: splitList(*kernelList),
+			Kernels: splitList(*kernelList), MemoryProbe: probeMode,
 		})
 		if err != nil {
 			return err // validate's errors say "validate:"

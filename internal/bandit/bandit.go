@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/cputime"
@@ -58,7 +59,8 @@ type Counts struct {
 	// Lines is the number of cache lines it loaded.
 	Lines int64
 	// BusyNs is its thread's CPU time (its wall time where the system
-	// gives no thread CPU time), WallNs its wall time.
+	// gives no thread CPU time), WallNs its wall time from the Start
+	// that set it going.
 	BusyNs, WallNs int64
 }
 
@@ -117,7 +119,8 @@ type worker struct {
 // work is one Start's order to a bandit.
 type work struct {
 	spin int
-	cpu  int // pin to this CPU first (-1: stay where it is)
+	cpu  int   // pin to this CPU first (-1: stay where it is)
+	t0   int64 // when Start was called (clock.Now)
 }
 
 // NewGang parks one bandit per buffer of bufs. Close releases them.
@@ -160,8 +163,10 @@ func (g *Gang) PinNote() string {
 // loop is bandit w's thread.
 func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 	defer g.wg.Done()
+	// Locked and never unlocked: the thread ends with the goroutine,
+	// rather than going back to the runtime bound to one CPU, where it
+	// would confine whatever goroutine ran on it next.
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	if w.cpu >= 0 {
 		w.pin = affinity.PinThread(w.cpu)
 	}
@@ -173,9 +178,11 @@ func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 			w.pin = affinity.PinThread(job.cpu)
 		}
 		spin := job.spin
-		g.streaming.Add(1)
 		c0, cpuOK := cputime.Thread()
-		t0 := clock.Now()
+		g.streaming.Add(1)
+		// The wall time counts from Start: a bandit whose thread
+		// waited for a core meanwhile shows it in its Share.
+		t0 := job.t0
 		var lines int64
 		for !g.stop.Load() {
 			var a uint64
@@ -206,12 +213,13 @@ func (g *Gang) StartOn(n, spin int, cpus []int) {
 	n = min(max(n, 0), len(g.workers))
 	g.stop.Store(false)
 	g.streaming.Store(0)
+	t0 := clock.Now()
 	for i, w := range g.workers[:n] {
 		cpu := -1
 		if i < len(cpus) {
 			cpu = cpus[i]
 		}
-		w.start <- work{spin: spin, cpu: cpu}
+		w.start <- work{spin: spin, cpu: cpu, t0: t0}
 	}
 	for int(g.streaming.Load()) < n {
 		runtime.Gosched()
@@ -241,6 +249,42 @@ func (g *Gang) Close() {
 	}
 	g.wg.Wait()
 }
+
+// StreamFor streams through buf on the calling goroutine's thread, as
+// a bandit does, for about d, and returns what it did. A caller that
+// must stream beside a Gang whose bandits take every other P streams
+// itself, rather than wait for a P to wake it when d is over.
+func StreamFor(buf []uint64, d time.Duration, opt Options) Counts {
+	line := opt.LineSize
+	if line <= 0 {
+		line = 64
+	}
+	wpl, stride := max(line/8, 1), max(opt.StrideLines, 1)|1
+	c0, cpuOK := cputime.Thread()
+	t0 := clock.Now()
+	end := t0 + d.Nanoseconds()
+	var lines int64
+	pos, x, acc := 0, uint64(7), uint64(0)
+	now := t0
+	for now < end {
+		var a uint64
+		pos, a = Stream(buf, pos, ChunkLines, wpl, stride, 0, x)
+		acc += a
+		x++
+		lines += ChunkLines
+		now = clock.Now()
+	}
+	sink.Add(acc)
+	c := Counts{Lines: lines, WallNs: now - t0}
+	c.BusyNs = c.WallNs
+	if c1, ok := cputime.Thread(); ok && cpuOK && c1 >= c0 {
+		c.BusyNs = min(c1-c0, c.WallNs)
+	}
+	return c
+}
+
+// sink keeps StreamFor's loads from being optimized away.
+var sink atomic.Uint64
 
 // Total returns the summed lines, busy and wall nanoseconds of cs.
 func Total(cs []Counts) Counts {
