@@ -69,8 +69,9 @@ func stopProbe() error {
 
 // Probe runs fn serially with a memory probe beside its top-level
 // sections (package memprobe) and returns what it measured, for
-// memprobe.Analyze with a recording of the same fn. It fails if recording
-// or another probe is on. If fn panics, the probe is stopped and the panic
+// memprobe.Analyze with a recording of the same fn (the bandits are
+// ready before fn starts: opt.Wait is set). It fails if recording or
+// another probe is on. If fn panics, the probe is stopped and the panic
 // goes on.
 func Probe(opt memprobe.Options, fn func()) (memprobe.Raw, error) {
 	rec.mu.Lock()
@@ -82,6 +83,7 @@ func Probe(opt memprobe.Options, fn func()) (memprobe.Raw, error) {
 		rec.mu.Unlock()
 		return memprobe.Raw{}, ErrProbing
 	}
+	opt.Wait = true // nothing to overlap the bandits' setup with
 	pr := memprobe.Start(opt)
 	rec.probe.Store(pr)
 	rec.mu.Unlock()

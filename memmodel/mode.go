@@ -389,3 +389,34 @@ func weakFits(m machine.Memory) string {
 	}
 	return strings.Join(weak, ", ")
 }
+
+// WorkBeta returns the memory burden factor of the whole of t at threads:
+// its top-level sections' β (Auto mode, as ForTree applies them, without
+// the compute inflation) weighted by their work, the sections the model
+// has nothing for counting 1; and where the factors came from (empty
+// when the model is off). It is how much the model stretches the
+// program's parallel work, one number per thread count, where a single
+// small section's large β would say little.
+func WorkBeta(t *tree.Tree, p machine.Profile, threads int) (beta float64, source string) {
+	var st Status
+	md, _ := newModel(t, p, &st)
+	if md == nil {
+		return 1, ""
+	}
+	var work, weighted float64
+	for _, s := range TopSections(t) {
+		w := float64(tree.Work(s))
+		b, src, _ := md.beta(s, threads)
+		if src != "" && source == "" {
+			source = src
+		} else if src != "" && src != source {
+			source = SourceCounters + " and " + SourceProbe
+		}
+		work += w
+		weighted += w * b
+	}
+	if work <= 0 {
+		return 1, source
+	}
+	return weighted / work, source
+}

@@ -12,7 +12,7 @@ import (
 type ProbeDetail struct {
 	Threads int `json:"threads"`
 	// Share is the section's bandwidth share in bandits (the runs'
-	// weighted mean over the bandit counts probed).
+	// weighted mean over the bandit counts probed, at most 1).
 	Share float64 `json:"share"`
 	// Load is (Threads−1)·Share: the bandits the other threads' copies
 	// of the section amount to.
@@ -30,10 +30,16 @@ type ProbeDetail struct {
 }
 
 // ProbeBurden returns β_t of the top-level section named name from the
-// memory probe p: the section's slowdown beside (t−1)·share bandits,
-// interpolated linearly between the bandit counts probed (and 1 beside
-// none). Beyond the most bandits probed, j, the slowdown grows as one
-// bandit's does beside more bandits on the probe's bandwidth curve:
+// memory probe p: the section's slowdown beside a load of (t−1)·share
+// bandits, interpolated linearly between the loads probed (and 1 beside
+// none); the low-intensity point bends the line where a loop's slowdown
+// grows slower than the load, as a latency-bound loop's does. A share above 1 (the section slowed the bandits more than one
+// more bandit did, as a loop that also writes can) counts as 1: the
+// slowdown was measured beside whole bandits, and the share is the
+// probe's noisiest number (a difference of two traffics), so the model
+// does not extrapolate from it. Beyond the largest load probed, j (more
+// threads than the probe had cores), the slowdown grows as one bandit's
+// does beside more bandits on the probe's bandwidth curve:
 //
 //	s(x) = 1 + (s_j − 1)·(g(x+1) − 1)/(g(j+1) − 1),   g(n) = B(1)/B(n)
 //
@@ -53,10 +59,16 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 	}
 	var runs int
 	for _, pt := range sec.Points {
-		d.Share += pt.Share * float64(pt.Runs)
-		runs += pt.Runs
+		if pt.Spin == 0 {
+			d.Share += pt.Share * float64(pt.Runs)
+			runs += pt.Runs
+		}
 	}
-	d.Share /= float64(runs)
+	if runs == 0 {
+		d.Why = "no share measured (no run beside full bandits)"
+		return d
+	}
+	d.Share = min(d.Share/float64(runs), 1)
 	if threads <= 1 {
 		d.Why = "one thread"
 		return d
@@ -67,7 +79,7 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 	last := sec.Points[len(sec.Points)-1]
 	s := math.NaN()
 	for _, pt := range sec.Points {
-		j := float64(pt.Bandits)
+		j := pt.Load
 		if d.Load <= j {
 			s = prevS + (pt.Slowdown-prevS)*(d.Load-prevJ)/(j-prevJ)
 			break
@@ -77,7 +89,7 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 	if math.IsNaN(s) {
 		d.Extrapolated = true
 		s = last.Slowdown
-		jn := float64(last.Bandits)
+		jn := last.Load
 		if g0 := saturation(p.Curve, jn+1); g0 > 1.01 {
 			s = 1 + (last.Slowdown-1)*(saturation(p.Curve, d.Load+1)-1)/(g0-1)
 		}

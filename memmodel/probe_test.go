@@ -17,7 +17,7 @@ func probeTree() *tree.Tree {
 	t.Meta.Probe = &tree.MemoryProbe{Cores: 2,
 		Curve: []tree.ProbeStreams{{Streams: 1, MBs: 10000}, {Streams: 2, MBs: 6000}},
 		Sections: map[string]tree.ProbeSection{
-			"mem": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 2, Slowdown: 1.4, Share: 0.5}}},
+			"mem": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 2, Slowdown: 1.4, Share: 0.5}}},
 		}}
 	return t
 }
@@ -56,9 +56,22 @@ func TestProbeBurden(t *testing.T) {
 	}
 	// A measured speed-up beside bandits (noise) is no burden.
 	q := *p
-	q.Sections = map[string]tree.ProbeSection{"mem": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 0.97, Share: 1}}}}
+	q.Sections = map[string]tree.ProbeSection{"mem": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 0.97, Share: 1}}}}
 	if d := ProbeBurden(&q, "mem", 2); d.Beta != 1 || d.Why == "" {
 		t.Errorf("slowdown below 1: %+v", d)
+	}
+	// A share above 1 counts as 1: β_2 is the slowdown beside one bandit.
+	q.Sections = map[string]tree.ProbeSection{"mem": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.4, Share: 1.6}}}}
+	if d := ProbeBurden(&q, "mem", 2); math.Abs(d.Beta-1.4) > 1e-9 || d.Extrapolated || d.Share != 1 {
+		t.Errorf("share 1.6: %+v, want β 1.4 from share 1", d)
+	}
+	// A point at a quarter of a bandit's load bends the line: at load
+	// 0.5, 1.02 + (1.4 − 1.02)·(0.5 − 0.25)/(1 − 0.25) = 1.14667.
+	q.Sections = map[string]tree.ProbeSection{"mem": {Points: []tree.ProbePoint{
+		{Bandits: 1, Spin: 8, Load: 0.25, Runs: 1, Slowdown: 1.02},
+		{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.4, Share: 0.5}}}}
+	if d := ProbeBurden(&q, "mem", 2); math.Abs(d.Beta-(1.02+0.38/3)) > 1e-9 || d.Share != 0.5 {
+		t.Errorf("with a low-intensity point: %+v, want β %.5f", d, 1.02+0.38/3)
 	}
 	if s := SaturationMBs(p); s != 12000 {
 		t.Errorf("SaturationMBs = %g", s)
@@ -103,6 +116,11 @@ func TestForTreeProbe(t *testing.T) {
 		t.Errorf("extrapolated %v, %v", got[0].Extrapolated, got[1].Extrapolated)
 	}
 
+	// The whole program: mem (β_2 1.2) and cpu (1) have equal work.
+	if b, src := WorkBeta(tr, machine.Profile{}, 2); math.Abs(b-1.1) > 1e-9 || src != SourceProbe {
+		t.Errorf("WorkBeta = %g, %q; want 1.1 from the probe", b, src)
+	}
+
 	// Off with the reason, where the probe measured nothing.
 	tr.Meta.Probe = &tree.MemoryProbe{Cores: 1, Note: "no memory probe: 1 usable core leaves no core for the bandits"}
 	if _, st := ForTree(tr, machine.Profile{}, Auto); st.Applied || !strings.Contains(st.Reason, "1 usable core") {
@@ -111,6 +129,9 @@ func TestForTreeProbe(t *testing.T) {
 	tr.Meta.Probe = nil
 	if _, st := ForTree(tr, machine.Profile{}, Auto); st.Applied || !strings.Contains(st.Reason, "--memory-probe on") {
 		t.Errorf("no probe: %+v", st)
+	}
+	if b, src := WorkBeta(tr, machine.Profile{}, 2); b != 1 || src != "" {
+		t.Errorf("WorkBeta without a model = %g, %q", b, src)
 	}
 }
 

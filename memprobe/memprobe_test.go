@@ -1,6 +1,7 @@
 package memprobe
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -28,35 +29,50 @@ func TestBanditCounts(t *testing.T) {
 	}
 }
 
-// TestPlan follows the plan of a section run 12 times, each run 1 ms,
-// with bandit counts 1 and 3 and two probed runs per count at most.
+// TestPlan follows the plan of a section run 20 times, each run 1 ms,
+// with configurations (1 bandit at low intensity, 1 and 3 full), two
+// probed runs each at most.
 func TestPlan(t *testing.T) {
+	low, one, three := Config{1, LowSpin}, Config{1, 0}, Config{3, 0}
+	if got := Configs(4); !reflect.DeepEqual(got, []Config{low, one, three}) {
+		t.Fatalf("Configs(4) = %v", got)
+	}
 	p := &Prober{opt: Options{MaxProbed: 2, MinRunNs: MinRunNs, Runs: map[string]int{"once": 1}},
-		counts: []int{1, 3}, state: map[string]*nameState{}, lastNs: map[string]int64{}}
-	var got []int
-	for idx := range 20 {
-		j := p.plan("s", idx)
-		got = append(got, j)
-		if j >= 0 {
+		configs: Configs(4), state: map[string]*nameState{}, lastNs: map[string]int64{}}
+	var got []string
+	for idx := range 28 {
+		c, timed := p.plan("s", idx)
+		switch {
+		case !timed:
+			got = append(got, "-")
+		case c.Bandits == 0:
+			got = append(got, "0")
+		default:
+			got = append(got, fmt.Sprintf("%d/%d", c.Bandits, c.Spin))
+			p.lastNs["s"] = 1e6
+		}
+		if timed {
 			p.lastNs["s"] = 1e6
 		}
 	}
-	// Runs 1, 5, 9, 13 beside 1, 3, 1, 3 bandits; their neighbours
-	// alone; then nothing.
-	want := []int{0, 1, 0, -1, 0, 3, 0, -1, 0, 1, 0, -1, 0, 3, 0, -1, -1, -1, -1, -1}
+	// Runs 1, 5, 9, ... beside low, one, three, low, one, three in
+	// turn; their neighbours alone; then nothing.
+	want := strings.Fields("0 1/8 0 - 0 1/0 0 - 0 3/0 0 - 0 1/8 0 - 0 1/0 0 - 0 3/0 0 - - - - -")
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("plan = %v\nwant   %v", got, want)
 	}
-	if j0, j1 := p.plan("once", 0), p.plan("once", 1); j0 != 1 || j1 != -1 {
-		t.Errorf("a section run once: plan %d, %d; want 1, -1", j0, j1)
+	if c, timed := p.plan("once", 0); c != one || !timed {
+		t.Errorf("a section run once: run 0 %v %v; want beside one full bandit", c, timed)
+	}
+	if _, timed := p.plan("once", 1); timed {
+		t.Error("a section run once: run 1 timed")
 	}
 	// Short runs are not probed: run 1 follows a run of 100 µs.
 	p.lastNs["short"] = 100_000
-	if j := p.plan("short", 0); j != 0 {
-		t.Errorf("short run 0: %d", j)
-	}
-	if j := p.plan("short", 1); j != 0 {
-		t.Errorf("short run 1: %d, want 0 (alone)", j)
+	p.plan("short", 0)
+	p.lastNs["short"] = 100_000
+	if c, timed := p.plan("short", 1); c.Bandits != 0 || !timed {
+		t.Errorf("short run 1: %v %v, want alone", c, timed)
 	}
 }
 
@@ -69,10 +85,16 @@ func TestAnalyze(t *testing.T) {
 		lines := int64(math.Round(mbs * 1e6 / (line * 1e3)))
 		return bandit.Counts{Lines: lines, BusyNs: 1e6, WallNs: 1e6}
 	}
+	ref := func(n, spin int, mbs float64) RefSample {
+		return RefSample{Streams: n, Spin: spin, Streamed: counts(mbs)}
+	}
 	raw := Raw{Cores: 4, LineSize: line,
-		Curve: []tree.ProbeStreams{{1, 10000}, {2, 8000}, {3, 6000}, {4, 5000}},
+		Refs: []RefSample{ref(1, 0, 10000), ref(2, 0, 8000), ref(3, 0, 6000), ref(4, 0, 5000), ref(1, 8, 2500)},
 		Runs: []RunSample{
 			{Name: "loop", Index: 0, WallNs: 1000},
+			// Beside a low-intensity bandit (its load: 2500/10000).
+			{Name: "loop", Index: 13, Bandits: 1, Spin: 8, WallNs: 1050, Streamed: counts(2400)},
+			{Name: "loop", Index: 14, WallNs: 1000},
 			{Name: "loop", Index: 1, Bandits: 1, WallNs: 1300, Streamed: counts(8500)},
 			{Name: "loop", Index: 2, WallNs: 1200},
 			{Name: "loop", Index: 4, WallNs: 1000},
@@ -86,13 +108,15 @@ func TestAnalyze(t *testing.T) {
 		}}
 	tr := tree.New(tree.Sec("loop", tree.Task("t", tree.U(1000))), tree.Sec("once", tree.Task("t", tree.U(50))),
 		tree.Sec("busy", tree.Task("t", tree.U(1))))
-	got := Analyze(raw, tr)
+	got := Analyze(tr, raw)
 	want := map[string]tree.ProbeSection{
 		// 1300 against (1000+1200)/2 = 1100; share (10000−8500)/(10000−8000) = 0.75.
 		// 2000 against 1000 (run 6 is missing); share (6000−5500)/(6000−5000) = 0.5.
-		"loop": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1300.0 / 1100, Share: 0.75}, {Bandits: 3, Runs: 1, Slowdown: 2, Share: 0.5}}},
+		// 1050 against 1000 beside load 0.25.
+		"loop": {Points: []tree.ProbePoint{{Bandits: 1, Spin: 8, Load: 0.25, Runs: 1, Slowdown: 1.05},
+			{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1300.0 / 1100, Share: 0.75}, {Bandits: 3, Load: 3, Runs: 1, Slowdown: 2, Share: 0.5}}},
 		// Against the recording's 50 ns; the bandits were not slowed.
-		"once": {Points: []tree.ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1.1, Share: 0}}},
+		"once": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.1, Share: 0}}},
 	}
 	if len(got.Sections) != len(want) {
 		t.Fatalf("sections %v, want %v", got.Sections, want)
@@ -104,7 +128,8 @@ func TestAnalyze(t *testing.T) {
 		}
 		for i := range w.Points {
 			a, b := g.Points[i], w.Points[i]
-			if a.Bandits != b.Bandits || a.Runs != b.Runs || math.Abs(a.Slowdown-b.Slowdown) > 1e-9 || math.Abs(a.Share-b.Share) > 1e-3 {
+			if a.Bandits != b.Bandits || a.Spin != b.Spin || a.Runs != b.Runs || math.Abs(a.Load-b.Load) > 1e-3 ||
+				math.Abs(a.Slowdown-b.Slowdown) > 1e-9 || math.Abs(a.Share-b.Share) > 1e-3 {
 				t.Errorf("%s point %d: %+v, want %+v", name, i, a, b)
 			}
 		}
@@ -137,13 +162,15 @@ func TestParseCPUMax(t *testing.T) {
 	}
 }
 
-// TestProberSmoke runs a real probe around two short sections: it checks
-// the runs it records and the curve's shape, never a speed.
+// TestProberSmoke runs a real probe around seven runs of a short
+// section: it checks the runs it times (run 1 beside a low-intensity
+// bandit, run 5 beside a full one, run 3 not timed) and the curve's
+// shape, never a speed.
 func TestProberSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams memory")
 	}
-	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 2 * 1e6, MinRunNs: 1})
+	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 2 * 1e6, MinRunNs: 1, Wait: true})
 	busy := func() {
 		x := 0
 		for i := range 4_000_000 {
@@ -151,7 +178,7 @@ func TestProberSmoke(t *testing.T) {
 		}
 		_ = x
 	}
-	for range 3 {
+	for range 7 {
 		p.SecBegin("s")
 		p.SecBegin("inner") // nested: ignored
 		busy()
@@ -165,7 +192,12 @@ func TestProberSmoke(t *testing.T) {
 		}
 		return
 	}
-	if len(raw.Runs) != 3 || raw.Runs[1].Bandits != 1 || raw.Runs[0].Bandits != 0 || raw.Runs[1].Streamed.Lines <= 0 {
+	var idx []int
+	for _, r := range raw.Runs {
+		idx = append(idx, r.Index)
+	}
+	if !reflect.DeepEqual(idx, []int{0, 1, 2, 4, 5, 6}) || raw.Runs[1].Bandits != 1 || raw.Runs[1].Spin != LowSpin ||
+		raw.Runs[4].Bandits != 1 || raw.Runs[4].Spin != 0 || raw.Runs[0].Bandits != 0 || raw.Runs[1].Streamed.Lines <= 0 {
 		t.Errorf("runs %+v", raw.Runs)
 	}
 	for _, r := range raw.Runs {

@@ -43,9 +43,42 @@ type Options struct {
 	LineSize int
 	// CurveTime bounds each reference measurement (default CurveTime).
 	CurveTime time.Duration
+	// Wait makes Start wait until the bandits have their buffers; without
+	// it they make them while the program starts, and the runs before
+	// they are ready run alone (a section run once waits for them).
+	Wait bool
 	// MaxProbed and MinRunNs override the defaults when positive.
 	MaxProbed int
 	MinRunNs  int64
+}
+
+// Config is one way bandits run beside a section: Bandits of them, each
+// with Spin rounds of register-only work per line it loads (0: as fast as
+// memory allows; more: less traffic).
+type Config struct {
+	Bandits int `json:"bandits"`
+	Spin    int `json:"spin,omitempty"`
+}
+
+// LowSpin is the spin of the low-intensity configuration: about a
+// quarter of a full bandit's traffic. Beside it a section shows how its
+// slowdown grows at low loads, where a latency-bound loop's is far below
+// the line from no bandit to a full one.
+const LowSpin = 8
+
+// Configs returns the configurations run beside sections on a machine
+// with cores usable CPUs: one bandit at low intensity, then t−1 full
+// bandits for t = 2, 4, 8, ... below cores, and cores−1 (BanditCounts).
+func Configs(cores int) []Config {
+	counts := BanditCounts(cores)
+	if len(counts) == 0 {
+		return nil
+	}
+	cs := []Config{{Bandits: 1, Spin: LowSpin}}
+	for _, j := range counts {
+		cs = append(cs, Config{Bandits: j})
+	}
+	return cs
 }
 
 // RunSample is one run of a top-level section, as the probe timed it.
@@ -55,8 +88,9 @@ type RunSample struct {
 	Name  string `json:"name"`
 	Index int    `json:"index"`
 	// Bandits is the number of bandits that streamed during the run
-	// (0: it ran alone).
+	// (0: it ran alone), with Spin rounds per line.
 	Bandits int `json:"bandits,omitempty"`
+	Spin    int `json:"spin,omitempty"`
 	// WallNs is the run's wall time.
 	WallNs int64 `json:"wall_ns"`
 	// Streamed is what the bandits did meanwhile, summed over them.
@@ -83,9 +117,11 @@ type Raw struct {
 	Note string `json:"note,omitempty"`
 }
 
-// RefSample is one reference measurement: Streams bandits alone.
+// RefSample is one reference measurement: Streams bandits alone, with
+// Spin rounds per line.
 type RefSample struct {
 	Streams  int           `json:"streams"`
+	Spin     int           `json:"spin,omitempty"`
 	Streamed bandit.Counts `json:"streamed"`
 }
 
@@ -96,9 +132,9 @@ type RefSample struct {
 type Prober struct {
 	opt     Options
 	gang    *bandit.Gang
-	own     []uint64 // the buffer the program's thread streams for references
-	cpus    []int    // usable CPUs
-	counts  []int    // the bandit counts measured beside sections
+	lastRef map[Config]int64 // when the references for a configuration were last measured
+	cpus    []int            // usable CPUs
+	configs []Config         // the configurations measured beside sections
 	raw     Raw
 	notes   []string
 	depth   int
@@ -164,9 +200,9 @@ func Start(opt Options) *Prober {
 		opt.MinRunNs = MinRunNs
 	}
 	if opt.BufferBytes <= 0 {
-		opt.BufferBytes = 64 << 20
+		opt.BufferBytes = 32 << 20
 	}
-	p := &Prober{opt: opt, seen: map[string]int{}, state: map[string]*nameState{}, lastNs: map[string]int64{}}
+	p := &Prober{opt: opt, seen: map[string]int{}, state: map[string]*nameState{}, lastRef: map[Config]int64{}, lastNs: map[string]int64{}}
 	p.raw.LineSize = opt.LineSize
 	cpus, limit, why := usableCPUs()
 	p.cpus = cpus
@@ -178,33 +214,42 @@ func Start(opt Options) *Prober {
 		p.raw.Note = "no memory probe: " + why + " leaves no core for the bandits"
 		return p
 	}
-	p.counts = BanditCounts(limit)
-	bufs := make([][]uint64, limit-1)
-	for i := range bufs {
-		bufs[i] = bandit.Buffer(opt.BufferBytes)
+	p.configs = Configs(limit)
+	// The bandits touch their buffers on their own threads while the
+	// program starts; runs before they are ready run alone.
+	p.gang = bandit.NewLazyGang(limit, opt.BufferBytes, bandit.Options{LineSize: opt.LineSize})
+	for opt.Wait && !p.gang.Ready() {
+		time.Sleep(time.Millisecond)
 	}
-	p.own = bandit.Buffer(opt.BufferBytes)
-	p.gang = bandit.NewGang(bufs, bandit.Options{LineSize: opt.LineSize})
 	return p
 }
 
-// measureRefs measures the bandwidth curve at j and j+1 streams, for
-// about d each, and keeps them as references: j bandits with the
-// program's thread asleep, then the same j beside the program's thread
-// streaming itself (every P may be taken by then, so it does not sleep
-// waiting for one). Each bandit is pinned to a CPU other than the
-// program's thread's.
-func (p *Prober) measureRefs(j int, d time.Duration) {
+// RefEvery is how long references for one configuration stay current:
+// after a run beside it, its bandits alone are measured again only when
+// the last such references are older.
+const RefEvery = time.Second
+
+// measureRefs measures the bandwidth curve beside configuration c, for
+// about d each, and keeps it as references, where the last ones for c
+// are older than RefEvery: c's bandits alone on CPUs other than the
+// program's, then, at full intensity, one more on the program's CPU too
+// (the program waits meanwhile; the bandits stop by themselves, so the
+// program needs no processor to stop them).
+func (p *Prober) measureRefs(c Config, d time.Duration) {
+	now := clock.Now()
+	if last, ok := p.lastRef[c]; ok && now-last < RefEvery.Nanoseconds() {
+		return
+	}
+	p.lastRef[c] = now
 	cpu, unpin, _ := affinity.Pin()
-	defer unpin()
 	others := p.otherCPUs(cpu)
-	p.gang.StartOn(j, 0, others)
-	time.Sleep(d)
-	alone := bandit.Total(p.gang.Stop())
-	p.gang.StartOn(j, 0, others)
-	mine := bandit.StreamFor(p.own, d, bandit.Options{LineSize: p.opt.LineSize})
-	more := bandit.Total(append(p.gang.Stop(), mine))
-	for _, r := range []RefSample{{Streams: j, Streamed: alone}, {Streams: j + 1, Streamed: more}} {
+	unpin()
+	refs := []RefSample{{Streams: c.Bandits, Spin: c.Spin, Streamed: bandit.Total(p.gang.StreamFor(c.Bandits, c.Spin, others, d))}}
+	if c.Spin == 0 {
+		more := bandit.Total(p.gang.StreamFor(c.Bandits+1, 0, append(others[:c.Bandits:c.Bandits], cpu), d))
+		refs = append(refs, RefSample{Streams: c.Bandits + 1, Streamed: more})
+	}
+	for _, r := range refs {
 		if sh := r.Streamed.Share(); sh < MinBanditShare {
 			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*sh))
 			continue
@@ -238,16 +283,16 @@ func (p *Prober) SecBegin(name string) {
 	}
 	idx := p.seen[name]
 	p.seen[name] = idx + 1
-	j := p.plan(name, idx)
-	p.measure = j >= 0
-	if !p.measure {
+	c, timed := p.plan(name, idx)
+	p.measure = timed
+	if !timed {
 		return
 	}
 	cpu, unpin, _ := affinity.Pin()
 	p.unpin = unpin
-	p.cur = RunSample{Name: name, Index: idx, Bandits: j}
-	if j > 0 {
-		p.gang.StartOn(j, 0, p.otherCPUs(cpu))
+	p.cur = RunSample{Name: name, Index: idx, Bandits: c.Bandits, Spin: c.Spin}
+	if c.Bandits > 0 {
+		p.gang.StartOn(c.Bandits, c.Spin, p.otherCPUs(cpu))
 	}
 	p.t0 = clock.Now()
 }
@@ -269,69 +314,70 @@ func (p *Prober) SecEnd() {
 	p.measure = false
 	p.lastNs[p.cur.Name] = p.cur.WallNs
 	p.raw.Runs = append(p.raw.Runs, p.cur)
-	if j := p.cur.Bandits; j > 0 {
-		p.measureRefs(j, min(max(time.Duration(p.cur.WallNs), p.opt.CurveTime/5), p.opt.CurveTime))
+	if p.cur.Bandits > 0 {
+		p.measureRefs(Config{p.cur.Bandits, p.cur.Spin}, min(max(time.Duration(p.cur.WallNs)/2, p.opt.CurveTime/5), p.opt.CurveTime))
 	}
 }
 
-// plan returns how many bandits run beside run idx of name: 0 (the run
-// is timed alone, as a reference for its neighbours), a bandit count, or
-// −1 (the run is not timed).
+// plan returns how bandits run beside run idx of name (Bandits 0: the
+// run is timed alone, as a reference for its neighbours), and whether
+// the run is timed at all.
 //
-// A name run once is measured beside the first bandit count. Otherwise
-// one run in four (idx ≡ 1 mod 4) runs beside bandits, the counts taken
-// in turn, and its neighbours alone; a count stops once it has MaxProbed
-// runs, a run that follows a run shorter than MinRunNs runs alone, and a
-// name stops being timed after 16·MaxProbed runs per count (its runs
-// were too short).
-func (p *Prober) plan(name string, idx int) int {
+// A name run once is measured beside the first full-intensity
+// configuration. Otherwise one run in four (idx ≡ 1 mod 4) runs beside
+// bandits, the configurations taken in turn, and its neighbours alone; a
+// configuration stops once it has MaxProbed runs, a run that follows a
+// run shorter than MinRunNs (or comes before the bandits are ready) runs
+// alone, and a name stops being timed after 16·MaxProbed runs per
+// configuration (its runs were too short).
+func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 	if n, ok := p.opt.Runs[name]; ok && n == 1 {
-		if idx == 0 {
-			return p.counts[0]
-		}
-		return -1
+		return p.configs[min(1, len(p.configs)-1)], idx == 0
 	}
 	st := p.state[name]
 	if st == nil {
-		st = &nameState{probed: map[int]int{}, lastProbed: -2}
+		st = &nameState{probed: map[Config]int{}, lastProbed: -2}
 		p.state[name] = st
 	}
-	// active: some count still wants runs, and the name's runs have
-	// not been timed too often.
+	// active: some configuration still wants runs, and the name's runs
+	// have not been timed too often.
 	active := false
-	if st.timed < 16*p.opt.MaxProbed*len(p.counts) {
-		for _, c := range p.counts {
+	if st.timed < 16*p.opt.MaxProbed*len(p.configs) {
+		for _, c := range p.configs {
 			active = active || st.probed[c] < p.opt.MaxProbed
 		}
 	}
-	j := -1
 	switch {
 	case idx == st.lastProbed+1:
-		j = 0 // the probed run's second neighbour
+		timed = true // the probed run's second neighbour
 	case !active:
 	case idx%4 == 0:
-		j = 0
+		timed = true
 	case idx%4 == 1:
-		j = 0
-		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs {
-			if c := p.counts[(idx/4)%len(p.counts)]; st.probed[c] < p.opt.MaxProbed {
-				j = c
-				st.probed[c]++
+		timed = true
+		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs && p.ready() {
+			if cc := p.configs[(idx/4)%len(p.configs)]; st.probed[cc] < p.opt.MaxProbed {
+				c = cc
+				st.probed[cc]++
 				st.lastProbed = idx
 			}
 		}
 	}
-	if j >= 0 {
+	if timed {
 		st.timed++
 	}
-	return j
+	return c, timed
 }
+
+// ready reports whether the bandits have their buffers (plan is only
+// asked with a gang, or by a test without one).
+func (p *Prober) ready() bool { return p.gang == nil || p.gang.Ready() }
 
 // nameState is what plan remembers of one section name.
 type nameState struct {
-	probed     map[int]int // runs measured beside each bandit count
-	lastProbed int         // the last run measured beside bandits
-	timed      int         // runs timed
+	probed     map[Config]int // runs measured beside each configuration
+	lastProbed int            // the last run measured beside bandits
+	timed      int            // runs timed
 }
 
 // Stop releases the bandits and returns what the probe measured, the
@@ -348,11 +394,15 @@ func (p *Prober) Stop() Raw {
 	return p.raw
 }
 
-// PoolRefs pools reference measurements into the bandwidth curve: for
-// each stream count, the bandits' lines over their CPU time.
+// PoolRefs pools reference measurements at full intensity (Spin 0) into
+// the bandwidth curve: for each stream count, the bandits' lines over
+// their CPU time.
 func PoolRefs(refs []RefSample, lineSize int) []tree.ProbeStreams {
 	by := map[int]bandit.Counts{}
 	for _, r := range refs {
+		if r.Spin != 0 {
+			continue
+		}
 		c := by[r.Streams]
 		c.Lines += r.Streamed.Lines
 		c.BusyNs += r.Streamed.BusyNs

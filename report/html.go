@@ -88,6 +88,7 @@ type view struct {
 
 	BurdenHead []string
 	BurdenRows [][]string
+	BurdenPlot template.HTML
 
 	Factored     template.HTML
 	FactoredWhy  string
@@ -429,16 +430,27 @@ func burdenTable(v *view, rs []emulate.Result) {
 	for _, t := range threads {
 		v.BurdenHead = append(v.BurdenHead, fmt.Sprintf("β at %d", t))
 	}
+	var curves []BurdenCurve
 	for _, n := range names {
 		row := []string{n}
+		c := BurdenCurve{Name: n}
 		for _, t := range threads {
 			if b, ok := beta[key{n, t}]; ok {
 				row = append(row, fmt.Sprintf("%.3f", b))
+				c.Threads = append(c.Threads, t)
+				c.Beta = append(c.Beta, b)
 			} else {
 				row = append(row, "–")
 			}
 		}
 		v.BurdenRows = append(v.BurdenRows, row)
+		if len(c.Threads) > 0 {
+			curves = append(curves, c)
+		}
+	}
+	var sb bytes.Buffer
+	if len(threads) > 1 && BurdenPlot(&sb, curves) == nil {
+		v.BurdenPlot = inlineSVG(sb.Bytes())
 	}
 }
 

@@ -139,8 +139,13 @@ func TestHTML(t *testing.T) {
 			t.Errorf("report contains %q: not self-contained", bad)
 		}
 	}
-	if n := strings.Count(out, "<svg"); n != 2 {
-		t.Errorf("report has %d SVG pictures, want 2", n)
+	// The speedup plot, the burden factors against threads, the
+	// factored speedup plot.
+	if n := strings.Count(out, "<svg"); n != 3 {
+		t.Errorf("report has %d SVG pictures, want 3", n)
+	}
+	if !strings.Contains(out, "Burden factors</text>") && !strings.Contains(out, ">Burden factors<") {
+		t.Errorf("report lacks the burden factor plot's title")
 	}
 	// Every inline SVG is well-formed XML.
 	rest := out

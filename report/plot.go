@@ -498,3 +498,48 @@ func FactoredPlot(w io.Writer, title string, pts []FactoredPoint) error {
 	p.X.Tick.Marker = threadTicks(threads)
 	return render(w, p, g, 0, 0)
 }
+
+// BurdenCurve is one section's burden factors against threads, for
+// BurdenPlot.
+type BurdenCurve struct {
+	Name    string
+	Threads []int
+	Beta    []float64
+}
+
+// BurdenPlot draws each section's burden factor β against threads as
+// SVG: how much longer the section's computation takes with that many
+// threads competing for memory.
+func BurdenPlot(w io.Writer, curves []BurdenCurve) error {
+	if len(curves) == 0 {
+		return fmt.Errorf("burden factor plot: no sections")
+	}
+	p := newPlot("Burden factors", "threads (cores)", "β (×)")
+	p.Y.Min = 1
+	g := newLegend()
+	var threads []float64
+	ymax := 1.0
+	for i, c := range curves {
+		var pts plotter.XYs
+		for k, t := range c.Threads {
+			pts = append(pts, plotter.XY{X: float64(t), Y: c.Beta[k]})
+			threads = append(threads, float64(t))
+			ymax = max(ymax, c.Beta[k])
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("burden factor plot: %w", err)
+		}
+		col := palette[i%len(palette)]
+		l.Color, l.Width = col, vg.Points(1.8)
+		sc.Color, sc.Radius, sc.Shape = col, vg.Points(2.5), draw.CircleGlyph{}
+		p.Add(l, sc)
+		g.add(c.Name, l, sc)
+	}
+	slices.Sort(threads)
+	threads = slices.Compact(threads)
+	p.X.Max = threads[len(threads)-1] * 1.02
+	p.Y.Max = math.Ceil(ymax*1.05*10) / 10
+	p.X.Tick.Marker = threadTicks(threads)
+	return render(w, p, g, 0, 0)
+}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/memmodel"
 )
 
 // Predictions is the outcome of `prophet predict`: every prediction made,
@@ -23,6 +24,13 @@ type Predictions struct {
 	// Memory says whether the memory model was applied and why (one
 	// sentence).
 	Memory string
+	// MemorySource says where the burden factors came from
+	// (memmodel.Status.Source; empty when the model is off).
+	MemorySource string
+	// Betas are the memory burden factors of each top-level section at
+	// the thread counts predicted (memmodel.Betas), nil when the model is
+	// off.
+	Betas []memmodel.SectionBetas
 	// Notes are further one-sentence remarks (rows left out, ...).
 	Notes []string
 	// Results holds every prediction. When the memory model was applied,
@@ -93,12 +101,14 @@ func (p *Predictions) WriteJSON(w io.Writer) error {
 		notes = []string{}
 	}
 	doc := struct {
-		Profile     string   `json:"profile"`
-		SerialNs    float64  `json:"serial_ns"`
-		Memory      string   `json:"memory_model_status"`
-		Notes       []string `json:"notes"`
-		Predictions []Row    `json:"predictions"`
-	}{p.Profile, p.SerialNs, p.Memory, notes, p.Rows()}
+		Profile      string                  `json:"profile"`
+		SerialNs     float64                 `json:"serial_ns"`
+		Memory       string                  `json:"memory_model_status"`
+		MemorySource string                  `json:"memory_model_source,omitempty"`
+		Betas        []memmodel.SectionBetas `json:"burden_factors,omitempty"`
+		Notes        []string                `json:"notes"`
+		Predictions  []Row                   `json:"predictions"`
+	}{p.Profile, p.SerialNs, p.Memory, p.MemorySource, p.Betas, notes, p.Rows()}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -179,6 +189,9 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	if p.Memory != "" {
 		fmt.Fprintln(w, tableSentence(p.Memory)+".")
 	}
+	if err := writeBetas(w, p.Betas, p.MemorySource); err != nil {
+		return err
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(w, tableSentence(n)+".")
 	}
@@ -191,4 +204,45 @@ func tableSentence(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeBetas writes the burden factors of the sections the memory model
+// has something for, one row per section, one column per thread count;
+// an asterisk marks a factor extrapolated beyond the cores probed.
+func writeBetas(w io.Writer, betas []memmodel.SectionBetas, source string) error {
+	var rows []memmodel.SectionBetas
+	for _, b := range betas {
+		if b.Source != "" {
+			rows = append(rows, b)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "Burden factors β from %s:\n", source)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "section\t"
+	for _, t := range rows[0].Threads {
+		head += fmt.Sprintf("β_%d\t", t)
+	}
+	fmt.Fprintln(tw, head)
+	starred := false
+	for _, b := range rows {
+		line := b.Name + "\t"
+		for i, v := range b.Beta {
+			star := ""
+			if i < len(b.Extrapolated) && b.Extrapolated[i] {
+				star, starred = "*", true
+			}
+			line += fmt.Sprintf("%.2f%s\t", v, star)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if starred {
+		fmt.Fprintln(w, "* extrapolated beyond the cores the memory probe measured on, from its saturation bandwidth.")
+	}
+	return nil
 }

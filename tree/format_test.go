@@ -392,8 +392,8 @@ func TestProbeRoundTrip(t *testing.T) {
 	tr.Meta.Probe = &MemoryProbe{Cores: 2, Note: "n",
 		Curve: []ProbeStreams{{1, 9000}, {2, 6100.5}},
 		Sections: map[string]ProbeSection{
-			"s": {Points: []ProbePoint{{Bandits: 1, Runs: 4, Slowdown: 1.38, Share: 0.93}}},
-			"t": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1.01, Share: 0}, {Bandits: 3, Runs: 1, Slowdown: 1.2, Share: 0.1}}},
+			"s": {Points: []ProbePoint{{Bandits: 1, Load: 1, Runs: 4, Slowdown: 1.38, Share: 0.93}}},
+			"t": {Points: []ProbePoint{{Bandits: 1, Spin: 8, Load: 0.3, Runs: 1, Slowdown: 1.01}, {Bandits: 3, Load: 3, Runs: 1, Slowdown: 1.2, Share: 0.1}}},
 		}}
 	var buf bytes.Buffer
 	if err := Write(&buf, tr); err != nil {
@@ -409,8 +409,8 @@ func TestProbeRoundTrip(t *testing.T) {
 	for _, bad := range []*MemoryProbe{
 		{Curve: []ProbeStreams{{0, 100}}},
 		{Curve: []ProbeStreams{{2, 100}, {1, 100}}},
-		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: math.NaN()}}}}},
-		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Runs: 1, Slowdown: 1, Share: -1}}}}},
+		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: math.NaN()}}}}},
+		{Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1, Share: -1}}}}},
 	} {
 		tr.Meta.Probe = bad
 		if err := Write(&buf, tr); !errors.Is(err, ErrInvalid) {

@@ -46,8 +46,15 @@ type ProbeSection struct {
 
 // ProbePoint is the section's behaviour beside Bandits bandits.
 type ProbePoint struct {
-	// Bandits is the number of bandits streaming beside the section.
+	// Bandits is the number of bandits streaming beside the section,
+	// each with Spin rounds of register-only work per line it loads
+	// (0: full intensity).
 	Bandits int `json:"bandits"`
+	Spin    int `json:"spin,omitempty"`
+	// Load is the bandits' demand for bandwidth in full bandits: the
+	// traffic they make alone over one full bandit's (Bandits at full
+	// intensity; less at a lower one).
+	Load float64 `json:"load"`
 	// Runs is the number of the section's runs measured beside them.
 	Runs int `json:"runs"`
 	// Slowdown is the section's time beside the bandits over its time
@@ -55,7 +62,8 @@ type ProbePoint struct {
 	Slowdown float64 `json:"slowdown"`
 	// Share is the bandwidth the section took from the bandits, in
 	// bandits: 1 when it slowed them as much as one more bandit would
-	// have, 0 when it did not slow them at all.
+	// have, 0 when it did not slow them at all (measured at full
+	// intensity only; 0 at a lower one).
 	Share float64 `json:"share"`
 }
 
@@ -71,8 +79,8 @@ func (p *MemoryProbe) check() error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Sections)) {
 		for i, pt := range p.Sections[name].Points {
-			if pt.Bandits < 1 || pt.Runs < 1 || !finitePos(pt.Slowdown) || !(pt.Share >= 0) || math.IsInf(pt.Share, 0) ||
-				(i > 0 && pt.Bandits <= p.Sections[name].Points[i-1].Bandits) {
+			if pt.Bandits < 1 || pt.Spin < 0 || pt.Runs < 1 || !finitePos(pt.Slowdown) || !finitePos(pt.Load) ||
+				!(pt.Share >= 0) || math.IsInf(pt.Share, 0) || (i > 0 && pt.Load <= p.Sections[name].Points[i-1].Load) {
 				return fmt.Errorf("memory probe: section %q: bad point %d (%+v)", name, i, pt)
 			}
 		}
@@ -108,7 +116,9 @@ func encodeProbe(b []byte, p *MemoryProbe) []byte {
 		b = binary.AppendUvarint(b, uint64(len(pts)))
 		for _, pt := range pts {
 			b = binary.AppendUvarint(b, uint64(pt.Bandits))
+			b = binary.AppendUvarint(b, uint64(pt.Spin))
 			b = binary.AppendUvarint(b, uint64(pt.Runs))
+			f64(pt.Load)
 			f64(pt.Slowdown)
 			f64(pt.Share)
 		}
@@ -132,9 +142,10 @@ func (d *decoder) probe() *MemoryProbe {
 		p.Sections = make(map[string]ProbeSection, n)
 		for range n {
 			name := d.str("probed section")
-			pts := make([]ProbePoint, d.count("probe points", 18))
+			pts := make([]ProbePoint, d.count("probe points", 27))
 			for i := range pts {
-				pts[i] = ProbePoint{Bandits: d.smallInt("probe bandits"), Runs: d.smallInt("probe runs"),
+				pts[i] = ProbePoint{Bandits: d.smallInt("probe bandits"), Spin: d.smallInt("probe spin"),
+					Runs: d.smallInt("probe runs"), Load: d.f64("probe load"),
 					Slowdown: d.f64("probe slowdown"), Share: d.f64("probe share")}
 			}
 			p.Sections[name] = ProbeSection{Points: pts}

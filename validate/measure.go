@@ -104,7 +104,8 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			tr = t
 		}
 	}
-	if sub.test == Examples {
+	if sub.test == Examples && m.wantProbe(tr) {
+		sub.probes = &[]memprobe.Raw{}
 		if err := m.probe(sub, tr); err != nil {
 			return nil, err
 		}
@@ -112,19 +113,28 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	return m.compare(ctx, sub, tr)
 }
 
-// probe runs the memory probe beside one more serial run of sub, as
-// Config.MemoryProbe asks, and stores what it measured in tr.
-func (m *measurer) probe(sub subject, tr *tree.Tree) error {
+// wantProbe says whether a kernel recorded in tr is probed, as
+// Config.MemoryProbe asks.
+func (m *measurer) wantProbe(tr *tree.Tree) bool {
 	switch m.cfg.MemoryProbe {
 	case memmodel.Off:
-		return nil
+		return false
 	case memmodel.Auto:
 		for _, s := range memmodel.TopSections(tr) {
 			if s.Counters != nil {
-				return nil
+				return false
 			}
 		}
 	}
+	return true
+}
+
+// probe runs the memory probe beside one more serial run of sub and
+// stores in tr what it and sub's earlier probe runs measured, pooled.
+// The first probe run comes before the rounds of real runs; each round
+// then takes one more, so that the probe sees the machine at the same
+// moments as the real runs it is compared with (see roundSet).
+func (m *measurer) probe(sub subject, tr *tree.Tree) error {
 	sub.reset()
 	raw, err := annotate.Probe(memprobe.Options{Runs: memprobe.RunsOf(tr)}, sub.serial)
 	if err != nil {
@@ -133,7 +143,8 @@ func (m *measurer) probe(sub subject, tr *tree.Tree) error {
 	if err := sub.check(); err != nil {
 		return fmt.Errorf("memory probe's serial run: %w", err)
 	}
-	tr.Meta.Probe = memprobe.Analyze(raw, tr)
+	*sub.probes = append(*sub.probes, raw)
+	tr.Meta.Probe = memprobe.Analyze(tr, *sub.probes...)
 	return nil
 }
 
@@ -161,6 +172,13 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	rs, err := m.rounds(ctx, sub, tr, keys, opt)
 	if err != nil {
 		return nil, err
+	}
+	if sub.probes != nil && sub.test == Examples {
+		// The rounds pooled more probe runs into tr.
+		opt.Burden = nil
+		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
+			opt.Burden = burden
+		}
 	}
 	return m.rows(sub, tr, keys, rs, opt)
 }

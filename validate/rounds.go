@@ -9,6 +9,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -139,9 +140,11 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 }
 
 // round takes one round: the serial run on procs threads, the parallel
-// run of every key (runtime.GOMAXPROCS set to its thread count), then
-// every measuring emulator's replay of every key it predicts (see
-// roundSet), noting in replayErr the keys it cannot.
+// run of every key (runtime.GOMAXPROCS set to its thread count), a
+// memory probe run where sub is probed (its burden factors, pooled over
+// the probe runs so far, then go to the replays), then every measuring
+// emulator's replay of every key it predicts (see roundSet), noting in
+// replayErr the keys it cannot.
 func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Options, procs int, replayErr map[replayKey]error) (round, error) {
 	runtime.GOMAXPROCS(procs)
 	rd := round{par: make(map[key]float64, len(keys)), parCPU: make(map[key]float64, len(keys)), replays: map[replayKey]float64{}}
@@ -154,6 +157,15 @@ func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Opt
 		}
 	}
 	runtime.GOMAXPROCS(procs)
+	if sub.probes != nil {
+		if err := m.probe(sub, tr); err != nil {
+			return rd, err
+		}
+		opt.Burden = nil
+		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {
+			opt.Burden = burden
+		}
+	}
 	for i, e := range m.emus {
 		if !emulate.Measures(e) {
 			continue

@@ -94,11 +94,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 	for _, k := range keys {
 		beta, source := 1.0, ""
 		if opt.Burden != nil {
-			for _, sb := range memmodel.Betas(tr, m.cfg.Machine, memmodel.Auto, []int{k.t}) {
-				if sb.Source != "" && sb.Beta[0] >= beta {
-					beta, source = sb.Beta[0], sb.Source
-				}
-			}
+			beta, source = memmodel.WorkBeta(tr, m.cfg.Machine, k.t)
 		}
 		pm := stat(rs.par[k])
 		real := serialMed / pm

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/kernels"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/par"
 )
 
@@ -22,6 +23,9 @@ type subject struct {
 	schedules          []par.Schedule
 	// open, when not nil, fills in the rest just before measuring.
 	open func(s *subject) error
+	// probes, when not nil, holds the memory probe runs of an example
+	// measured with the probe (see measurer.probe).
+	probes *[]memprobe.Raw
 }
 
 // subjects lists what cfg asks to measure.

@@ -147,9 +147,11 @@ type Row struct {
 	// model adds, so a row with a large CPUInflation and a large error is
 	// a memory effect, not a scheduling one.
 	CPUInflation float64 `json:"cpu_inflation,omitempty"`
-	// Beta is the largest memory burden factor the prediction applied to
-	// a section at Threads (1: none), and BetaSource where it came from
-	// (memmodel.SourceCounters, memmodel.SourceProbe; empty: none).
+	// Beta is the memory burden factor the prediction applied at
+	// Threads, over the whole program: the top-level sections' factors
+	// weighted by their work (memmodel.WorkBeta; 1: none), and
+	// BetaSource where it came from (memmodel.SourceCounters,
+	// memmodel.SourceProbe; empty: none).
 	Beta       float64 `json:"beta,omitempty"`
 	BetaSource string  `json:"beta_source,omitempty"`
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/kernels"
+	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
@@ -116,11 +118,16 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 		return fmt.Errorf("demo: %s computed a wrong result: %w", name, err)
 	}
 	t.Meta.Program = fmt.Sprintf("the %s example of prophet demo (go run ./examples/%s)", name, name)
+	probeNote, err := demoProbe(k, t)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	profile := filepath.Join(dir, name+".ppt")
 	if err := tree.WriteFile(profile, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n\n", time.Duration(plain).Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
+	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n", time.Duration(plain).Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
+	fmt.Fprintf(out, "%s\n\n", probeNote)
 	if err := tree.WriteText(out, t, tree.TextOptions{MaxDepth: 3, MaxChildren: 4}); err != nil {
 		return err
 	}
@@ -169,6 +176,31 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	return nil
 }
 
+// demoProbe runs the memory probe beside one more serial run of k where
+// its recording t has no hardware counters (as prophet run does), stores
+// what it measured in t and returns one line about it.
+func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
+	if !wantProbe(memmodel.Auto, t) {
+		return "Memory model: from the hardware counters recorded (no memory probe needed).", nil
+	}
+	k.Reset()
+	start := time.Now()
+	raw, err := annotate.Probe(memprobe.Options{Runs: memprobe.RunsOf(t)}, k.Serial)
+	if err != nil {
+		return "", fmt.Errorf("memory probe: %w", err)
+	}
+	if err := k.Check(); err != nil {
+		return "", fmt.Errorf("memory probe: the serial run computed a wrong result: %w", err)
+	}
+	t.Meta.Probe = memprobe.Analyze(t, raw)
+	line := fmt.Sprintf("Memory probe (no hardware counters here): %d sections measured beside bandwidth bandits in %v",
+		len(t.Meta.Probe.Sections), time.Since(start).Round(time.Millisecond))
+	if n := t.Meta.Probe.Note; n != "" {
+		line += "; " + n
+	}
+	return line + ".", nil
+}
+
 // demoTruth measures kernel k's real parallel version against the
 // predictions for its recording t (validate.CompareKernel: rounds of
 // real runs with a synthesizer replay after each, until their medians
@@ -206,6 +238,9 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 				how = "replayed"
 			}
 			preds = append(preds, fmt.Sprintf("%s %s %.2f (%+.0f%%)", r.Emulator, how, r.Predicted, 100*(r.Predicted-r.Real)/r.Real))
+			if r.BetaSource != "" && r.Emulator == "ff" {
+				preds = append(preds, fmt.Sprintf("[β_%d %.2f from the %s]", th, r.Beta, r.BetaSource))
+			}
 		}
 		if real == nil {
 			continue
@@ -219,8 +254,8 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		if infl := real.CPUInflation; infl >= 1.1 {
 			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: idle cores spun for work (Go's scheduler looks for\n"+
 				"  work before it parks a thread, which slows nothing down) or its tasks ran slower side by side (memory\n"+
-				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model, and\n"+
-				"  that needs hardware counters\n", infl)
+				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model's\n"+
+				"  burden factors β (from hardware counters, or the memory probe where there are none)\n", infl)
 		}
 	}
 	if rep.Disturbed {

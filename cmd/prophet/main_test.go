@@ -303,6 +303,25 @@ func TestRunPrograms(t *testing.T) {
 	if tot := tr.Totals(); tot.Tasks != 8 || tot.Sections != 1 || tot.Locks != 8 {
 		t.Errorf("profile totals %+v, want 8 tasks, 1 section, 8 locks", tot)
 	}
+	// The memory probe (auto: no counters here) ran the program again
+	// and measured its one section on its one run.
+	if wantProbe(memmodel.Auto, tr) {
+		p := tr.Meta.Probe
+		if p == nil || !strings.Contains(stderr, "memory probe: done") {
+			t.Errorf("no memory probe in the profile; stderr %q", stderr)
+		} else if _, ok := p.Sections["loop"]; !ok && p.Note == "" {
+			t.Errorf("the probe measured no section and says nothing: %+v", p)
+		}
+	}
+	noProbe := filepath.Join(dir, "noprobe.ppt")
+	code, _, stderr = prophet("run", "-o", noProbe, "--memory-probe", "off", "--", good)
+	if nt, err := tree.ReadFile(noProbe); code != 0 || err != nil || nt.Meta.Probe != nil || strings.Contains(stderr, "memory probe") {
+		t.Errorf("run --memory-probe off: status %d, stderr %q, err %v", code, stderr, err)
+	}
+	code, _, stderr = prophet("run", "-o", noProbe, "--memory-probe", "sometimes", "--", good)
+	if code != 2 || !strings.Contains(stderr, "--memory-probe") {
+		t.Errorf("run --memory-probe sometimes: status %d, stderr %q; want 2 and the flag named", code, stderr)
+	}
 	// The tasks spin 100, 200, ..., 800 µs: none merge at the default
 	// 5%, but from 400 µs on they do at 50%.
 	coarse := filepath.Join(dir, "coarse.ppt")

@@ -228,7 +228,8 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if pl.mode == memmodel.On && !status.Applied {
 		return nil, fmt.Errorf("--memory on: %s", status)
 	}
-	out := &report.Predictions{Profile: profile, SerialNs: float64(tree.Work(t.Root)), Memory: status.String()}
+	out := &report.Predictions{Profile: profile, SerialNs: float64(tree.Work(t.Root)), Memory: status.String(),
+		MemorySource: status.Source, Betas: memmodel.Betas(t, pl.machine, pl.mode, pl.threads)}
 	passes := []func(*tree.Node, int) float64{nil}
 	if status.Burdened() {
 		passes = append(passes, burden)

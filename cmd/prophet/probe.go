@@ -96,7 +96,7 @@ func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plai
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return skipProbe(e, t, fmt.Sprintf("unreadable measurements: %v", err))
 	}
-	t.Meta.Probe = memprobe.Analyze(raw, t)
+	t.Meta.Probe = memprobe.Analyze(t, raw)
 	if err := tree.Validate(t); err != nil {
 		return skipProbe(e, t, fmt.Sprintf("measurements out of range: %v", err))
 	}

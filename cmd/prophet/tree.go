@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/parallel-prophet/prophet/machine"
@@ -62,7 +63,11 @@ func writeBurdens(w io.Writer, t *tree.Tree, m machine.Profile, threads []int) e
 		if why == "" {
 			why = "none were recorded"
 		}
-		_, err := fmt.Fprintf(w, "memory model: no hardware counters in this profile (%s), so burden factors are 1\n", why)
+		if t.Meta.Probe != nil {
+			fmt.Fprintf(w, "memory model: no hardware counters in this profile (%s); burden factors from the memory probe\n", why)
+			return writeProbe(w, t, threads)
+		}
+		_, err := fmt.Fprintf(w, "memory model: no hardware counters in this profile (%s) and no memory probe, so burden factors are 1\n", why)
 		return err
 	}
 	if m.Memory == nil {
@@ -92,4 +97,58 @@ func writeBurdens(w io.Writer, t *tree.Tree, m machine.Profile, threads []int) e
 		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
+}
+
+// writeProbe shows what the memory probe measured of each top-level
+// section and the burden factors β_t it gives.
+func writeProbe(w io.Writer, t *tree.Tree, threads []int) error {
+	p := t.Meta.Probe
+	var curve []string
+	for _, c := range p.Curve {
+		curve = append(curve, fmt.Sprintf("%d: %.0f MB/s", c.Streams, c.MBs))
+	}
+	fmt.Fprintf(w, "memory probe on %d cores; each bandit's traffic by bandits streaming: %s\n", p.Cores, strings.Join(curve, ", "))
+	if p.Note != "" {
+		fmt.Fprintf(w, "memory probe: %s\n", p.Note)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "section\tbandits\tload\truns\tslowdown\tshare\t"
+	for _, th := range threads {
+		head += fmt.Sprintf("β_%d\t", th)
+	}
+	fmt.Fprintln(tw, head)
+	betas := memmodel.Betas(t, machine.Profile{}, memmodel.Auto, threads)
+	for _, sb := range betas {
+		sec, ok := p.Sections[sb.Name]
+		if !ok {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\n", sb.Name, strings.Repeat("1.00\t", len(threads)))
+			continue
+		}
+		for i, pt := range sec.Points {
+			name, share := sb.Name, fmt.Sprintf("%.2f", pt.Share)
+			if i > 0 {
+				name = ""
+			}
+			if pt.Spin != 0 {
+				share = "-"
+			}
+			line := fmt.Sprintf("%s\t%d\t%.2f\t%d\t%.3f\t%s\t", name, pt.Bandits, pt.Load, pt.Runs, pt.Slowdown, share)
+			if i == 0 {
+				for k, b := range sb.Beta {
+					star := ""
+					if k < len(sb.Extrapolated) && sb.Extrapolated[k] {
+						star = "*"
+					}
+					line += fmt.Sprintf("%.2f%s\t", b, star)
+				}
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "load: the bandits' demand for bandwidth, in full bandits; slowdown: the section's time beside them over its time alone;\n"+
+		"share: the bandwidth it took from full bandits, in bandits (β uses at most 1); * extrapolated beyond the cores probed")
+	return err
 }

@@ -103,6 +103,7 @@ type Gang struct {
 	stride    int
 	stop      atomic.Bool
 	streaming atomic.Int32 // bandits that have begun streaming since Start
+	built     atomic.Int32 // bandits that have their buffer
 	running   int
 	sink      atomic.Uint64
 	wg        sync.WaitGroup
@@ -118,13 +119,29 @@ type worker struct {
 
 // work is one Start's order to a bandit.
 type work struct {
-	spin int
-	cpu  int   // pin to this CPU first (-1: stay where it is)
-	t0   int64 // when Start was called (clock.Now)
+	spin  int
+	cpu   int   // pin to this CPU first (-1: stay where it is)
+	t0    int64 // when Start was called (clock.Now)
+	until int64 // stop by itself at this clock.Now (0: at Stop)
 }
 
 // NewGang parks one bandit per buffer of bufs. Close releases them.
 func NewGang(bufs [][]uint64, opt Options) *Gang {
+	return newGang(bufs, 0, opt)
+}
+
+// NewLazyGang parks n bandits that each make their own buffer of bytes
+// bytes (Buffer) on their own thread, so that the caller goes on at
+// once while they touch their pages; Ready reports when every one has.
+// Close releases them.
+func NewLazyGang(n int, bytes int64, opt Options) *Gang {
+	return newGang(make([][]uint64, n), bytes, opt)
+}
+
+// Ready reports whether every bandit has its buffer.
+func (g *Gang) Ready() bool { return int(g.built.Load()) == len(g.workers) }
+
+func newGang(bufs [][]uint64, bytes int64, opt Options) *Gang {
 	line := opt.LineSize
 	if line <= 0 {
 		line = 64
@@ -138,7 +155,7 @@ func NewGang(bufs [][]uint64, opt Options) *Gang {
 		}
 		g.workers = append(g.workers, w)
 		g.wg.Add(1)
-		go g.loop(w, i, ready)
+		go g.loop(w, i, bytes, ready)
 	}
 	for range bufs {
 		<-ready
@@ -161,7 +178,7 @@ func (g *Gang) PinNote() string {
 }
 
 // loop is bandit w's thread.
-func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
+func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 	defer g.wg.Done()
 	// Locked and never unlocked: the thread ends with the goroutine,
 	// rather than going back to the runtime bound to one CPU, where it
@@ -171,6 +188,10 @@ func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 		w.pin = affinity.PinThread(w.cpu)
 	}
 	ready <- struct{}{}
+	if w.buf == nil {
+		w.buf = Buffer(bytes)
+	}
+	g.built.Add(1)
 	pos, x, acc := 0, uint64(i+1), uint64(0)
 	for job := range w.start {
 		if job.cpu >= 0 && job.cpu != w.cpu {
@@ -184,12 +205,16 @@ func (g *Gang) loop(w *worker, i int, ready chan<- struct{}) {
 		// waited for a core meanwhile shows it in its Share.
 		t0 := job.t0
 		var lines int64
-		for !g.stop.Load() {
+		now := t0
+		for !g.stop.Load() && (job.until == 0 || now < job.until) {
 			var a uint64
 			pos, a = Stream(w.buf, pos, ChunkLines, g.wpl, g.stride, spin, x)
 			acc += a
 			x++
 			lines += ChunkLines
+			if job.until != 0 {
+				now = clock.Now()
+			}
 		}
 		c := Counts{Lines: lines, WallNs: clock.Now() - t0}
 		c.BusyNs = c.WallNs
@@ -209,19 +234,34 @@ func (g *Gang) Start(n, spin int) { g.StartOn(n, spin, nil) }
 
 // StartOn is Start with bandit i pinned to cpus[i] first, where cpus
 // has an entry for it that is not negative.
-func (g *Gang) StartOn(n, spin int, cpus []int) {
+func (g *Gang) StartOn(n, spin int, cpus []int) { g.start(n, spin, cpus, 0) }
+
+// StreamFor sets the first n bandits streaming with spin rounds per
+// line, pinned as StartOn pins them, each for d and then no longer, and returns what they did: the
+// caller waits without needing a processor meanwhile, so the bandits may
+// take every one.
+func (g *Gang) StreamFor(n, spin int, cpus []int, d time.Duration) []Counts {
+	g.start(n, spin, cpus, d)
+	return g.collect()
+}
+
+func (g *Gang) start(n, spin int, cpus []int, d time.Duration) {
 	n = min(max(n, 0), len(g.workers))
 	g.stop.Store(false)
 	g.streaming.Store(0)
 	t0 := clock.Now()
+	until := int64(0)
+	if d > 0 {
+		until = t0 + d.Nanoseconds()
+	}
 	for i, w := range g.workers[:n] {
 		cpu := -1
 		if i < len(cpus) {
 			cpu = cpus[i]
 		}
-		w.start <- work{spin: spin, cpu: cpu, t0: t0}
+		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until}
 	}
-	for int(g.streaming.Load()) < n {
+	for d == 0 && int(g.streaming.Load()) < n {
 		runtime.Gosched()
 	}
 	g.running = n
@@ -231,6 +271,12 @@ func (g *Gang) StartOn(n, spin int, cpus []int) {
 // did.
 func (g *Gang) Stop() []Counts {
 	g.stop.Store(true)
+	return g.collect()
+}
+
+// collect waits for the bandits the last start started to stop and
+// returns what each did.
+func (g *Gang) collect() []Counts {
 	out := make([]Counts, g.running)
 	for i, w := range g.workers[:g.running] {
 		out[i] = <-w.done
@@ -249,42 +295,6 @@ func (g *Gang) Close() {
 	}
 	g.wg.Wait()
 }
-
-// StreamFor streams through buf on the calling goroutine's thread, as
-// a bandit does, for about d, and returns what it did. A caller that
-// must stream beside a Gang whose bandits take every other P streams
-// itself, rather than wait for a P to wake it when d is over.
-func StreamFor(buf []uint64, d time.Duration, opt Options) Counts {
-	line := opt.LineSize
-	if line <= 0 {
-		line = 64
-	}
-	wpl, stride := max(line/8, 1), max(opt.StrideLines, 1)|1
-	c0, cpuOK := cputime.Thread()
-	t0 := clock.Now()
-	end := t0 + d.Nanoseconds()
-	var lines int64
-	pos, x, acc := 0, uint64(7), uint64(0)
-	now := t0
-	for now < end {
-		var a uint64
-		pos, a = Stream(buf, pos, ChunkLines, wpl, stride, 0, x)
-		acc += a
-		x++
-		lines += ChunkLines
-		now = clock.Now()
-	}
-	sink.Add(acc)
-	c := Counts{Lines: lines, WallNs: now - t0}
-	c.BusyNs = c.WallNs
-	if c1, ok := cputime.Thread(); ok && cpuOK && c1 >= c0 {
-		c.BusyNs = min(c1-c0, c.WallNs)
-	}
-	return c
-}
-
-// sink keeps StreamFor's loads from being optimized away.
-var sink atomic.Uint64
 
 // Total returns the summed lines, busy and wall nanoseconds of cs.
 func Total(cs []Counts) Counts {
