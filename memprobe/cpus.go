@@ -1,6 +1,7 @@
 package memprobe
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -8,6 +9,18 @@ import (
 
 	"github.com/parallel-prophet/prophet/internal/affinity"
 )
+
+// Cores returns how many cores a probe in this process could use (the
+// affinity mask, a CPU quota and GOMAXPROCS, the least of them) and,
+// when fewer than two, why: a probe needs one core for the program and
+// one for each bandit.
+func Cores() (n int, why string) {
+	_, n, why = usableCPUs()
+	if n < 2 && why == "" {
+		why = fmt.Sprintf("%d usable core", n)
+	}
+	return n, why
+}
 
 // usableCPUs returns the CPUs the probe may use (the process's affinity
 // mask, at most GOMAXPROCS of them: every bandit needs a P) and, when a
@@ -53,4 +66,14 @@ func parseCPUMax(s string) (cores float64, ok bool) {
 		return 0, false
 	}
 	return q / p, true
+}
+
+// NoCoresNote says why a probe measures nothing in this process, or ""
+// when it has cores enough.
+func NoCoresNote() string {
+	n, why := Cores()
+	if n >= 2 {
+		return ""
+	}
+	return "no memory probe: " + why + " leaves no core for the bandits"
 }

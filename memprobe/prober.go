@@ -26,7 +26,7 @@ const (
 	// CurveTime is how long, at most, each reference measurement of the
 	// bandwidth curve streams (after each run beside bandits, as long as
 	// that run took, at least a fifth of this).
-	CurveTime = 10 * time.Millisecond
+	CurveTime = 4 * time.Millisecond
 )
 
 // Options tune a Prober. The zero value probes with the defaults.
@@ -204,14 +204,11 @@ func Start(opt Options) *Prober {
 	}
 	p := &Prober{opt: opt, seen: map[string]int{}, state: map[string]*nameState{}, lastRef: map[Config]int64{}, lastNs: map[string]int64{}}
 	p.raw.LineSize = opt.LineSize
-	cpus, limit, why := usableCPUs()
+	cpus, limit, _ := usableCPUs()
 	p.cpus = cpus
 	p.raw.Cores = limit
 	if limit < 2 {
-		if why == "" {
-			why = fmt.Sprintf("%d usable core", limit)
-		}
-		p.raw.Note = "no memory probe: " + why + " leaves no core for the bandits"
+		p.raw.Note = NoCoresNote()
 		return p
 	}
 	p.configs = Configs(limit)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -19,9 +18,8 @@ import (
 )
 
 // wantProbe says whether prophet run probes memory after recording t:
-// always with on, never with off, and with auto where no top-level
-// section got counters, the profile has sections and the machine has two
-// cores or more.
+// always with on, never with off, and with auto where the profile has
+// top-level sections and none got counters.
 func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
 	switch mode {
 	case memmodel.On:
@@ -35,7 +33,7 @@ func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
 			return false
 		}
 	}
-	return len(secs) > 0 && runtime.NumCPU() >= 2
+	return len(secs) > 0
 }
 
 // probeProgram runs argv a second time as a memory probe run
@@ -44,6 +42,16 @@ func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
 // that fails leaves t without a probe and says so; it is never an error
 // of prophet run's.
 func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plainWall time.Duration) error {
+	if note := memprobe.NoCoresNote(); note != "" {
+		// Not worth a second run: the profile says why instead.
+		n, _ := memprobe.Cores()
+		t.Meta.Probe = &tree.MemoryProbe{Cores: n, Note: note}
+		fmt.Fprintf(e.stderr, "memory probe: %s; predictions will leave memory contention out\n", strings.TrimPrefix(note, "no memory probe: "))
+		if err := tree.WriteFile(profile, t); err != nil {
+			return fmt.Errorf("run: writing the profile: %w", err)
+		}
+		return nil
+	}
 	dir := filepath.Dir(profile)
 	f, err := os.CreateTemp(dir, ".prophet-probe-*.json")
 	if err != nil {
