@@ -74,24 +74,24 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 		return d
 	}
 	d.Load = float64(threads-1) * d.Share
-	// Interpolate through (0, 1) and the points.
+	// Interpolate through (0, 1) and the points, each slowdown at least
+	// the one before it: more load never makes a section faster, and a
+	// point below its predecessor is measurement noise.
 	prevJ, prevS := 0.0, 1.0
-	last := sec.Points[len(sec.Points)-1]
 	s := math.NaN()
 	for _, pt := range sec.Points {
-		j := pt.Load
+		j, sj := pt.Load, max(pt.Slowdown, prevS)
 		if d.Load <= j {
-			s = prevS + (pt.Slowdown-prevS)*(d.Load-prevJ)/(j-prevJ)
+			s = prevS + (sj-prevS)*(d.Load-prevJ)/(j-prevJ)
 			break
 		}
-		prevJ, prevS = j, pt.Slowdown
+		prevJ, prevS = j, sj
 	}
 	if math.IsNaN(s) {
 		d.Extrapolated = true
-		s = last.Slowdown
-		jn := last.Load
-		if g0 := saturation(p.Curve, jn+1); g0 > 1.01 {
-			s = 1 + (last.Slowdown-1)*(saturation(p.Curve, d.Load+1)-1)/(g0-1)
+		s = prevS
+		if g0 := saturation(p.Curve, prevJ+1); g0 > 1.01 {
+			s = 1 + (prevS-1)*(saturation(p.Curve, d.Load+1)-1)/(g0-1)
 		}
 	}
 	d.Beta = s

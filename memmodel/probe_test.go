@@ -73,6 +73,14 @@ func TestProbeBurden(t *testing.T) {
 	if d := ProbeBurden(&q, "mem", 2); math.Abs(d.Beta-(1.02+0.38/3)) > 1e-9 || d.Share != 0.5 {
 		t.Errorf("with a low-intensity point: %+v, want β %.5f", d, 1.02+0.38/3)
 	}
+	// A point below its predecessor counts as its predecessor: beside
+	// a full bandit 0.98 after 1.02 at a quarter, β_2 at load 0.5 is 1.02.
+	q.Sections = map[string]tree.ProbeSection{"mem": {Points: []tree.ProbePoint{
+		{Bandits: 1, Spin: 8, Load: 0.25, Runs: 1, Slowdown: 1.02},
+		{Bandits: 1, Load: 1, Runs: 1, Slowdown: 0.98, Share: 0.5}}}}
+	if d := ProbeBurden(&q, "mem", 2); math.Abs(d.Beta-1.02) > 1e-9 {
+		t.Errorf("a falling point: %+v, want β 1.02", d)
+	}
 	if s := SaturationMBs(p); s != 12000 {
 		t.Errorf("SaturationMBs = %g", s)
 	}

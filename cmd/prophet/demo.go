@@ -193,8 +193,13 @@ func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
 		return "", fmt.Errorf("memory probe: the serial run computed a wrong result: %w", err)
 	}
 	t.Meta.Probe = memprobe.Analyze(t, raw)
-	line := fmt.Sprintf("Memory probe (no hardware counters here): %d sections measured beside bandwidth bandits in %v",
-		len(t.Meta.Probe.Sections), time.Since(start).Round(time.Millisecond))
+	n := len(t.Meta.Probe.Sections)
+	noun := "sections"
+	if n == 1 {
+		noun = "section"
+	}
+	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits in %v",
+		n, noun, time.Since(start).Round(time.Millisecond))
 	if n := t.Meta.Probe.Note; n != "" {
 		line += "; " + n
 	}
