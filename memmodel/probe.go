@@ -95,7 +95,7 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 		}
 	}
 	d.Beta = s
-	if !(d.Beta >= 1) {
+	if !(d.Beta > 1) {
 		d.Beta = 1
 		d.Why = "the probe measured no slowdown"
 	}
