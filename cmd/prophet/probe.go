@@ -52,29 +52,20 @@ func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plai
 		}
 		return nil
 	}
-	dir := filepath.Dir(profile)
-	f, err := os.CreateTemp(dir, ".prophet-probe-*.json")
+	outName, errName, cleanup, err := childFiles(filepath.Dir(profile), "probe", ".json")
 	if err != nil {
 		return fmt.Errorf("run: memory probe: %w", err)
 	}
-	f.Close()
-	os.Remove(f.Name())
-	defer os.Remove(f.Name())
-	errFile, err := os.CreateTemp("", "prophet-probe-*.err")
-	if err != nil {
-		return fmt.Errorf("run: memory probe: %w", err)
-	}
-	errFile.Close()
-	defer os.Remove(errFile.Name())
+	defer cleanup()
 
 	fmt.Fprintf(e.stderr, "memory probe: running %s again beside bandwidth bandits on the other cores (the plain run took %s)\n",
 		filepath.Base(argv[0]), plainWall.Round(10*time.Millisecond))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // its output was seen in the plain run
 	cmd.Env = append(os.Environ(),
-		annotate.EnvProbe+"="+f.Name(),
+		annotate.EnvProbe+"="+outName,
 		annotate.EnvProbeProfile+"="+profile,
-		annotate.EnvErrors+"="+errFile.Name(),
+		annotate.EnvErrors+"="+errName,
 		annotate.EnvProgram+"="+strings.Join(argv, " "))
 	cmd.Env = append(cmd.Env, env...)
 	began := time.Now()
@@ -89,14 +80,14 @@ func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plai
 		return &exitStatus{code: 130, msg: fmt.Sprintf("%v received during the memory probe; no profile written", sig)}
 	}
 	took := time.Since(began)
-	if msg, _ := os.ReadFile(errFile.Name()); len(strings.TrimSpace(string(msg))) > 0 {
+	if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
 		return skipProbe(e, t, strings.TrimSpace(string(msg)))
 	}
 	if runErr != nil {
 		_, how := childStatus(runErr)
 		return skipProbe(e, t, "the probe run "+how)
 	}
-	data, err := os.ReadFile(f.Name())
+	data, err := os.ReadFile(outName)
 	if err != nil {
 		return skipProbe(e, t, "the probe run wrote no measurements")
 	}

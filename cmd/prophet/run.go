@@ -102,21 +102,13 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("run: cannot write %s: directory %s does not exist", out, dir)
 	}
-	tmp, err := os.CreateTemp(dir, ".prophet-run-*.ppt")
+	tmpName, errName, cleanup, err := childFiles(dir, "run", ".ppt")
 	if err != nil {
 		return fmt.Errorf("run: cannot write %s: %w", out, err)
 	}
-	tmp.Close()
-	os.Remove(tmp.Name()) // the program creates it; its absence means no profile
-	defer os.Remove(tmp.Name())
-	errFile, err := os.CreateTemp("", "prophet-run-*.err")
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	errFile.Close()
-	defer os.Remove(errFile.Name())
+	defer cleanup()
 
-	abs, err := filepath.Abs(tmp.Name())
+	abs, err := filepath.Abs(tmpName)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -124,7 +116,7 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(),
 		annotate.EnvVar+"="+abs,
-		annotate.EnvErrors+"="+errFile.Name(),
+		annotate.EnvErrors+"="+errName,
 		annotate.EnvProgram+"="+strings.Join(argv, " "))
 	cmd.Env = append(cmd.Env, env...)
 	prog := strings.Join(argv, " ")
@@ -141,7 +133,7 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 		fmt.Fprintf(e.stderr, "prophet: %v received: passed on to %s, which %s\n", sig, argv[0], how)
 	}
 
-	if msg, _ := os.ReadFile(errFile.Name()); len(strings.TrimSpace(string(msg))) > 0 {
+	if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
 		err := fmt.Errorf("%s: %s", filepath.Base(argv[0]), strings.TrimSpace(string(msg)))
 		return withStatus(status, err)
 	}
@@ -174,6 +166,25 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 	}
 	fmt.Fprintf(e.stderr, "next: prophet predict %s\n", out)
 	return nil
+}
+
+// childFiles returns, in dir, the path of a file an annotated child
+// program is to create (absent now: its absence afterwards means the
+// child wrote nothing) and, in the temporary directory, an empty file for
+// the error it reports (annotate.EnvErrors); cleanup removes both.
+func childFiles(dir, what, ext string) (out, errFile string, cleanup func(), err error) {
+	f, err := os.CreateTemp(dir, ".prophet-"+what+"-*"+ext)
+	if err != nil {
+		return "", "", nil, err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	ef, err := os.CreateTemp("", "prophet-"+what+"-*.err")
+	if err != nil {
+		return "", "", nil, err
+	}
+	ef.Close()
+	return f.Name(), ef.Name(), func() { os.Remove(f.Name()); os.Remove(ef.Name()) }, nil
 }
 
 // forwardSignals passes SIGINT and SIGTERM that prophet receives on to p
