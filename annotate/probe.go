@@ -36,7 +36,7 @@ func startProbeFromEnv(getenv func(string) string) error {
 	if prof := getenv(EnvProbeProfile); prof != "" {
 		var t *tree.Tree
 		if t, err = tree.ReadFile(prof); err == nil {
-			opt.Runs = memprobe.RunsOf(t)
+			opt = memprobe.OptionsFor(t)
 		}
 	}
 	if err == nil {

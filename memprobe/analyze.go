@@ -26,7 +26,10 @@ const MinBanditShare = 0.8
 // A run beside bandits is compared with the runs of the same name just
 // before and after it that ran alone (their mean), and the runs beside
 // the same bandit count are pooled: the slowdown is their summed time
-// over their summed time alone. The share compares the bandits' traffic
+// over their summed time alone. A section run once is compared with its
+// time in the recording; where the bandits streamed for the first part
+// of it only, that part's time alone is the recorded time less the
+// rest's. The share compares the bandits' traffic
 // beside the section, b, with their traffic alone, B(j), and beside one
 // more bandit, B(j+1), on the bandwidth curve: (B(j) − b)/(B(j) − B(j+1)),
 // kept between 0 and 2. Where one more bandit hardly slows them (less
@@ -80,6 +83,17 @@ func Analyze(t *tree.Tree, raws ...Raw) *tree.MemoryProbe {
 				starved[r.Name] = true
 				continue
 			}
+			// Bandits that streamed for only the first part of the run,
+			// under ns of its wall time: that part took under and would
+			// have taken base − (wall − under) alone (the rest ran
+			// alone, as fast as alone).
+			under := min(r.WallNs, r.Streamed.WallNs/int64(r.Bandits))
+			if under < r.WallNs {
+				base -= r.WallNs - under
+				if base <= under/20 {
+					continue // noise: the rest took all the time alone
+				}
+			}
 			c := Config{r.Bandits, r.Spin}
 			if pools[r.Name] == nil {
 				pools[r.Name] = map[Config]*pooled{}
@@ -87,7 +101,7 @@ func Analyze(t *tree.Tree, raws ...Raw) *tree.MemoryProbe {
 			if pools[r.Name][c] == nil {
 				pools[r.Name][c] = &pooled{}
 			}
-			pools[r.Name][c].add(r, base)
+			pools[r.Name][c].add(r, under, base)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(starved)) {
@@ -159,9 +173,11 @@ type pooled struct {
 	streamed   bandit.Counts
 }
 
-func (a *pooled) add(r RunSample, base int64) {
+// add pools run r, wall ns of which ran beside bandits and would have
+// taken base alone.
+func (a *pooled) add(r RunSample, wall, base int64) {
 	a.runs++
-	a.wall += r.WallNs
+	a.wall += wall
 	a.base += base
 	a.streamed.Lines += r.Streamed.Lines
 	a.streamed.BusyNs += r.Streamed.BusyNs

@@ -102,11 +102,14 @@ func TestAnalyze(t *testing.T) {
 			// No neighbour alone: not used.
 			{Name: "loop", Index: 9, Bandits: 1, WallNs: 9000, Streamed: counts(1000)},
 			{Name: "once", Index: 0, Bandits: 1, WallNs: 55, Streamed: counts(10000)},
+			// A section run once, beside a bandit for its first 500 ns.
+			{Name: "half", Index: 0, Bandits: 1, WallNs: 1200, Streamed: bandit.Counts{Lines: 80, BusyNs: 500, WallNs: 500}},
 			// Starved bandits: not used.
 			{Name: "busy", Index: 0, WallNs: 100},
 			{Name: "busy", Index: 1, Bandits: 1, WallNs: 200, Streamed: bandit.Counts{Lines: 10, BusyNs: 1, WallNs: 2}},
 		}}
 	tr := tree.New(tree.Sec("loop", tree.Task("t", tree.U(1000))), tree.Sec("once", tree.Task("t", tree.U(50))),
+		tree.Sec("half", tree.Task("t", tree.U(1000))),
 		tree.Sec("busy", tree.Task("t", tree.U(1))))
 	got := Analyze(tr, raw)
 	want := map[string]tree.ProbeSection{
@@ -115,6 +118,9 @@ func TestAnalyze(t *testing.T) {
 		// 1050 against 1000 beside load 0.25.
 		"loop": {Points: []tree.ProbePoint{{Bandits: 1, Spin: 8, Load: 0.25, Runs: 1, Slowdown: 1.05},
 			{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1300.0 / 1100, Share: 0.75}, {Bandits: 3, Load: 3, Runs: 1, Slowdown: 2, Share: 0.5}}},
+		// 500 ns beside the bandit did what took 1000 − (1200 − 500) =
+		// 300 alone; its bandit streamed 10,240 MB/s, unslowed.
+		"half": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 500.0 / 300, Share: 0}}},
 		// Against the recording's 50 ns; the bandits were not slowed.
 		"once": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.1, Share: 0}}},
 	}

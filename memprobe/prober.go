@@ -36,6 +36,10 @@ type Options struct {
 	// many times. A name run once is measured beside bandits on that one
 	// run, its time alone then taken from the recording.
 	Runs map[string]int
+	// OnceNs is the recorded time of each section name run once; where
+	// it is known, the bandits stream for the first half of that time
+	// only (OptionsFor fills Runs and OnceNs from a recording).
+	OnceNs map[string]int64
 	// BufferBytes is each bandit's buffer (default 64 MiB, more than
 	// the last-level cache one core sees on today's machines).
 	BufferBytes int64
@@ -93,7 +97,9 @@ type RunSample struct {
 	Spin    int `json:"spin,omitempty"`
 	// WallNs is the run's wall time.
 	WallNs int64 `json:"wall_ns"`
-	// Streamed is what the bandits did meanwhile, summed over them.
+	// Streamed is what the bandits did meanwhile, summed over them:
+	// their wall time over Bandits is how long they streamed (all of
+	// the run, or its first part).
 	Streamed bandit.Counts `json:"streamed"`
 }
 
@@ -159,6 +165,13 @@ func BanditCounts(cores int) []int {
 		js = append(js, cores-1)
 	}
 	return js
+}
+
+// OptionsFor returns the Options that plan a probe of the program t
+// recorded: its sections' run counts and, for those run once, their
+// recorded time.
+func OptionsFor(t *tree.Tree) Options {
+	return Options{Runs: RunsOf(t), OnceNs: onceWork(t)}
 }
 
 // RunsOf counts the runs of each top-level section name in t.
@@ -289,7 +302,14 @@ func (p *Prober) SecBegin(name string) {
 	p.unpin = unpin
 	p.cur = RunSample{Name: name, Index: idx, Bandits: c.Bandits, Spin: c.Spin}
 	if c.Bandits > 0 {
-		p.gang.StartOn(c.Bandits, c.Spin, p.otherCPUs(cpu))
+		// A section run once runs beside the bandits for the first half
+		// of its recorded time: a long one then costs a quarter of its
+		// slowdown, not all of it (Analyze counts the half).
+		var d time.Duration
+		if w := p.opt.OnceNs[name]; w > 0 && p.opt.Runs[name] == 1 {
+			d = time.Duration(w / 2)
+		}
+		p.gang.StartUntil(c.Bandits, c.Spin, p.otherCPUs(cpu), d)
 	}
 	p.t0 = clock.Now()
 }

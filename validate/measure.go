@@ -136,7 +136,7 @@ func (m *measurer) wantProbe(tr *tree.Tree) bool {
 // moments as the real runs it is compared with (see roundSet).
 func (m *measurer) probe(sub subject, tr *tree.Tree) error {
 	sub.reset()
-	raw, err := annotate.Probe(memprobe.Options{Runs: memprobe.RunsOf(tr)}, sub.serial)
+	raw, err := annotate.Probe(memprobe.OptionsFor(tr), sub.serial)
 	if err != nil {
 		return fmt.Errorf("memory probe: %w", err)
 	}

@@ -185,7 +185,7 @@ func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
 	}
 	k.Reset()
 	start := time.Now()
-	raw, err := annotate.Probe(memprobe.Options{Runs: memprobe.RunsOf(t)}, k.Serial)
+	raw, err := annotate.Probe(memprobe.OptionsFor(t), k.Serial)
 	if err != nil {
 		return "", fmt.Errorf("memory probe: %w", err)
 	}

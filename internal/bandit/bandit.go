@@ -234,18 +234,24 @@ func (g *Gang) Start(n, spin int) { g.StartOn(n, spin, nil) }
 
 // StartOn is Start with bandit i pinned to cpus[i] first, where cpus
 // has an entry for it that is not negative.
-func (g *Gang) StartOn(n, spin int, cpus []int) { g.start(n, spin, cpus, 0) }
+func (g *Gang) StartOn(n, spin int, cpus []int) { g.start(n, spin, cpus, 0, true) }
+
+// StartUntil is StartOn with the bandits stopping by themselves after d
+// if Stop has not stopped them before.
+func (g *Gang) StartUntil(n, spin int, cpus []int, d time.Duration) { g.start(n, spin, cpus, d, true) }
 
 // StreamFor sets the first n bandits streaming with spin rounds per
 // line, pinned as StartOn pins them, each for d and then no longer, and returns what they did: the
 // caller waits without needing a processor meanwhile, so the bandits may
 // take every one.
 func (g *Gang) StreamFor(n, spin int, cpus []int, d time.Duration) []Counts {
-	g.start(n, spin, cpus, d)
+	g.start(n, spin, cpus, d, false)
 	return g.collect()
 }
 
-func (g *Gang) start(n, spin int, cpus []int, d time.Duration) {
+// start sets the first n bandits streaming, each for at most d (0: until
+// Stop), and with wait returns once every one has begun.
+func (g *Gang) start(n, spin int, cpus []int, d time.Duration, wait bool) {
 	n = min(max(n, 0), len(g.workers))
 	g.stop.Store(false)
 	g.streaming.Store(0)
@@ -261,7 +267,7 @@ func (g *Gang) start(n, spin int, cpus []int, d time.Duration) {
 		}
 		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until}
 	}
-	for d == 0 && int(g.streaming.Load()) < n {
+	for wait && int(g.streaming.Load()) < n {
 		runtime.Gosched()
 	}
 	g.running = n
