@@ -5,6 +5,7 @@ import (
 	"log"
 
 	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -97,4 +98,32 @@ func ExampleSetup() {
 	})
 	fmt.Println(sums)
 	// Output: [3 7 11]
+}
+
+// Probe runs a function once more beside memory-bandwidth bandits, for
+// the memory model where there are no hardware counters: memprobe.Analyze
+// pools what it measured against a recording of the same function.
+func ExampleProbe() {
+	sum := make([]float64, 1<<16)
+	work := func() {
+		for range 8 {
+			annotate.Loop("sweep", 16, func(b int) {
+				for i := b * 4096; i < (b+1)*4096; i++ {
+					sum[i] += float64(i)
+				}
+			})
+		}
+	}
+	t, err := annotate.Record(work)
+	if err != nil {
+		log.Fatal(err)
+	}
+	raw, err := annotate.Probe(memprobe.OptionsFor(t), work)
+	if err != nil {
+		log.Fatal(err)
+	}
+	t.Meta.Probe = memprobe.Analyze(t, raw)
+	// On one core the probe measures nothing and says why.
+	fmt.Println(t.Meta.Probe.Cores >= 2 || t.Meta.Probe.Note != "")
+	// Output: true
 }

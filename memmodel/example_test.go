@@ -48,3 +48,24 @@ func ExampleForTree() {
 	// memory model on (β from hardware counters): 1 section with counters, β_12 up to 5.64
 	// β_4 = 2.63
 }
+
+// Without hardware counters, the memory probe's measurements give the
+// burden factors: a streaming loop that slowed 1.45× beside one full
+// bandit (1.04× beside a quarter of one) and took a full bandit's share
+// of bandwidth, on a 2-core machine whose two bandits each streamed
+// 18 GB/s where one alone streamed 30.
+func ExampleProbeBurden() {
+	p := &tree.MemoryProbe{Cores: 2,
+		Curve: []tree.ProbeStreams{{Streams: 1, MBs: 30000}, {Streams: 2, MBs: 18000}},
+		Sections: map[string]tree.ProbeSection{"triad": {Points: []tree.ProbePoint{
+			{Bandits: 1, Spin: 8, Load: 0.25, Runs: 3, Slowdown: 1.04},
+			{Bandits: 1, Load: 1, Runs: 2, Slowdown: 1.45, Share: 1},
+		}}}}
+	for _, t := range []int{2, 4} {
+		d := memmodel.ProbeBurden(p, "triad", t)
+		fmt.Printf("β_%d = %.2f (load %.0f bandits, extrapolated %v)\n", t, d.Beta, d.Load, d.Extrapolated)
+	}
+	// Output:
+	// β_2 = 1.45 (load 1 bandits, extrapolated false)
+	// β_4 = 2.58 (load 3 bandits, extrapolated true)
+}

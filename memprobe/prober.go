@@ -56,6 +56,11 @@ type Options struct {
 	MinRunNs  int64
 }
 
+// Counts is what bandits did while they streamed: the cache lines they
+// loaded, their CPU time and their wall time (summed over bandits where
+// several streamed).
+type Counts = bandit.Counts
+
 // Config is one way bandits run beside a section: Bandits of them, each
 // with Spin rounds of register-only work per line it loads (0: as fast as
 // memory allows; more: less traffic).
@@ -100,7 +105,7 @@ type RunSample struct {
 	// Streamed is what the bandits did meanwhile, summed over them:
 	// their wall time over Bandits is how long they streamed (all of
 	// the run, or its first part).
-	Streamed bandit.Counts `json:"streamed"`
+	Streamed Counts `json:"streamed"`
 }
 
 // Raw is everything a probe's run measured, for Analyze.
@@ -126,9 +131,9 @@ type Raw struct {
 // RefSample is one reference measurement: Streams bandits alone, with
 // Spin rounds per line.
 type RefSample struct {
-	Streams  int           `json:"streams"`
-	Spin     int           `json:"spin,omitempty"`
-	Streamed bandit.Counts `json:"streamed"`
+	Streams  int    `json:"streams"`
+	Spin     int    `json:"spin,omitempty"`
+	Streamed Counts `json:"streamed"`
 }
 
 // Prober runs bandits beside a serial program's top-level sections.
