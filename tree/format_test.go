@@ -303,6 +303,10 @@ func FuzzRead(f *testing.F) {
 	f.Add(encodeTreeF(New()))
 	f.Add(encodeTreeF(New(U(5), Sec("s", Run(3, Task("t", L(1, 2)))))))
 	f.Add([]byte("not a profile"))
+	probed := New(Sec("s", Run(3, Task("t", U(5)))))
+	probed.Meta.Probe = &MemoryProbe{Cores: 2, Note: "n", Curve: []ProbeStreams{{1, 9000}, {2, 6000}},
+		Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{{Bandits: 1, Load: 1, Runs: 2, Slowdown: 1.3, Share: 0.8}}}}}
+	f.Add(encodeTreeF(probed))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
 		if err != nil {
@@ -415,6 +419,34 @@ func TestProbeRoundTrip(t *testing.T) {
 		tr.Meta.Probe = bad
 		if err := Write(&buf, tr); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Write with probe %+v: %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+// TestReadProbeCorrupt cuts a probed profile's payload at every byte and
+// flips every byte, with a checksum that matches: each gives an error or
+// a tree that validates, never a panic.
+func TestReadProbeCorrupt(t *testing.T) {
+	tr := New(Sec("s", Run(3, Task("t", U(5)))))
+	tr.Meta.Probe = &MemoryProbe{Cores: 2, Note: "n", Curve: []ProbeStreams{{1, 9000}, {2, 6000}},
+		Sections: map[string]ProbeSection{"s": {Points: []ProbePoint{
+			{Bandits: 1, Spin: 8, Load: 0.25, Runs: 2, Slowdown: 1.1},
+			{Bandits: 1, Load: 1, Runs: 2, Slowdown: 1.3, Share: 0.8}}}}}
+	payload := encodeTree(t, tr)[headerSize:]
+	for i := 0; i < len(payload); i++ {
+		if _, err := Read(bytes.NewReader(payloadFile(payload[:i]))); err == nil {
+			t.Errorf("payload cut at %d of %d bytes: no error", i, len(payload))
+		}
+	}
+	for i := range payload {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			bad := bytes.Clone(payload)
+			bad[i] ^= mask
+			if got, err := Read(bytes.NewReader(payloadFile(bad))); err == nil {
+				if err := Validate(got); err != nil {
+					t.Errorf("byte %d flipped with %#x: an invalid tree: %v", i, mask, err)
+				}
+			}
 		}
 	}
 }
