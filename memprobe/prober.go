@@ -10,6 +10,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/affinity"
 	"github.com/parallel-prophet/prophet/internal/bandit"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/sysinfo"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -40,8 +41,10 @@ type Options struct {
 	// it is known, the bandits stream for the first half of that time
 	// only (OptionsFor fills Runs and OnceNs from a recording).
 	OnceNs map[string]int64
-	// BufferBytes is each bandit's buffer (default 64 MiB, more than
-	// the last-level cache one core sees on today's machines).
+	// BufferBytes is each bandit's buffer (default twice the last-level
+	// cache the system reports, at least 32 MiB and at most 256 MiB, so
+	// that a bandit's lines are gone from the cache when it comes back
+	// to them).
 	BufferBytes int64
 	// LineSize is the cache line size (default 64).
 	LineSize int
@@ -218,7 +221,7 @@ func Start(opt Options) *Prober {
 		opt.MinRunNs = MinRunNs
 	}
 	if opt.BufferBytes <= 0 {
-		opt.BufferBytes = 32 << 20
+		opt.BufferBytes = min(max(2*sysinfo.Read().LLCBytes, 32<<20), 256<<20)
 	}
 	p := &Prober{opt: opt, seen: map[string]int{}, state: map[string]*nameState{}, lastRef: map[Config]int64{}, lastNs: map[string]int64{}}
 	p.raw.LineSize = opt.LineSize
