@@ -33,19 +33,32 @@ type ProbeDetail struct {
 // memory probe p: the section's slowdown beside a load of (t−1)·share
 // bandits, interpolated linearly between the loads probed (and 1 beside
 // none); the low-intensity point bends the line where a loop's slowdown
-// grows slower than the load, as a latency-bound loop's does. A share above 1 (the section slowed the bandits more than one
-// more bandit did, as a loop that also writes can) counts as 1: the
-// slowdown was measured beside whole bandits, and the share is the
-// probe's noisiest number (a difference of two traffics), so the model
-// does not extrapolate from it. Beyond the largest load probed, j (more
-// threads than the probe had cores), the slowdown grows as one bandit's
-// does beside more bandits on the probe's bandwidth curve:
+// grows slower than the load, as a latency-bound loop's does. A share
+// above 1 (the section slowed the bandits more than one more bandit
+// did, as a loop that also writes can) counts as 1: the slowdown was
+// measured beside whole bandits, and the share is the probe's noisiest
+// number (a difference of two traffics), so the model does not
+// extrapolate from it.
 //
-//	s(x) = 1 + (s_j − 1)·(g(x+1) − 1)/(g(j+1) − 1),   g(n) = B(1)/B(n)
+// Each point counts as at most the one after it (and at least 1): more
+// load never makes a section faster, and a run's noise (an interrupt, a
+// page fault, another program) only ever lengthens it, so a point above
+// its successor is taken as noise rather than carried up the curve.
+//
+// Beyond the largest load probed, j (more threads than the probe had
+// cores), the slowdown s_j is split into what a bandwidth effect can
+// explain, at most the bandits' own slowdown there, b = min(s_j, g(j+1)),
+// and the rest, r = s_j/b (shared cache, prefetchers), carried as it is;
+// the bandwidth part grows as one bandit's does beside more bandits on
+// the probe's bandwidth curve:
+//
+//	s(x) = r·(1 + (b − 1)·(g(x+1) − 1)/(g(j+1) − 1)),   g(n) = B(1)/B(n)
 //
 // where B(n) is each of n bandits' traffic: measured up to the probe's
 // streams, and beyond them the saturation bandwidth (the curve's largest
-// n·B(n)) shared by n, B(1) at most.
+// n·B(n)) shared by n, B(1) at most. A section thus never extrapolates
+// past r·g(x+1): a pure streamer's slowdown, no more than x+1 times r.
+// Where the curve is flat at j (g(j+1) ≤ 1.01), s_j is carried as it is.
 func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 	d := ProbeDetail{Threads: threads, Beta: 1}
 	if p == nil {
@@ -74,13 +87,18 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 		return d
 	}
 	d.Load = float64(threads-1) * d.Share
-	// Interpolate through (0, 1) and the points, each slowdown at least
-	// the one before it: more load never makes a section faster, and a
-	// point below its predecessor is measurement noise.
+	// Interpolate through (0, 1) and the points, each counted as at
+	// most the one after it and at least 1.
+	slow := make([]float64, len(sec.Points))
+	next := math.Inf(1)
+	for i := len(sec.Points) - 1; i >= 0; i-- {
+		slow[i] = max(1, min(sec.Points[i].Slowdown, next))
+		next = slow[i]
+	}
 	prevJ, prevS := 0.0, 1.0
 	s := math.NaN()
-	for _, pt := range sec.Points {
-		j, sj := pt.Load, max(pt.Slowdown, prevS)
+	for i, pt := range sec.Points {
+		j, sj := pt.Load, slow[i]
 		if d.Load <= j {
 			s = prevS + (sj-prevS)*(d.Load-prevJ)/(j-prevJ)
 			break
@@ -91,7 +109,8 @@ func ProbeBurden(p *tree.MemoryProbe, name string, threads int) ProbeDetail {
 		d.Extrapolated = true
 		s = prevS
 		if g0 := saturation(p.Curve, prevJ+1); g0 > 1.01 {
-			s = 1 + (prevS-1)*(saturation(p.Curve, d.Load+1)-1)/(g0-1)
+			b := min(prevS, g0)
+			s = prevS / b * (1 + (b-1)*(saturation(p.Curve, d.Load+1)-1)/(g0-1))
 		}
 	}
 	d.Beta = s

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/internal/bandit"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -26,7 +27,10 @@ const MinBanditShare = 0.8
 // A run beside bandits is compared with the runs of the same name just
 // before and after it that ran alone (their mean), and the runs beside
 // the same bandit count are pooled: the slowdown is their summed time
-// over their summed time alone. A section run once is compared with its
+// over their summed time alone, or, from three runs on, the median of
+// their slowdowns, since one run lengthened by an interrupt or another
+// program would otherwise move the sum (a section's runs can be a
+// quarter of a millisecond). A section run once is compared with its
 // time in the recording; where the bandits streamed for the first part
 // of it only, that part's time alone is the recorded time less the
 // rest's. The share compares the bandits' traffic
@@ -170,7 +174,17 @@ func baseline(r RunSample, runs map[int]RunSample, once map[string]int64) int64 
 type pooled struct {
 	runs       int
 	wall, base int64
+	slowdowns  []float64 // each run's
 	streamed   bandit.Counts
+}
+
+// slowdown returns the pooled slowdown: summed time over summed time
+// alone, or from three runs on the median of the runs' slowdowns.
+func (a *pooled) slowdown() float64 {
+	if len(a.slowdowns) >= 3 {
+		return robust.Median(a.slowdowns)
+	}
+	return float64(a.wall) / float64(a.base)
 }
 
 // add pools run r, wall ns of which ran beside bandits and would have
@@ -179,6 +193,7 @@ func (a *pooled) add(r RunSample, wall, base int64) {
 	a.runs++
 	a.wall += wall
 	a.base += base
+	a.slowdowns = append(a.slowdowns, float64(wall)/float64(base))
 	a.streamed.Lines += r.Streamed.Lines
 	a.streamed.BusyNs += r.Streamed.BusyNs
 	a.streamed.WallNs += r.Streamed.WallNs
@@ -188,7 +203,7 @@ func (a *pooled) add(r RunSample, wall, base int64) {
 // intensity, the share, with alone the bandwidth curve by stream count.
 func (a *pooled) point(c Config, alone map[int]float64, line int) tree.ProbePoint {
 	j := c.Bandits
-	pt := tree.ProbePoint{Bandits: j, Spin: c.Spin, Runs: a.runs, Slowdown: float64(a.wall) / float64(a.base)}
+	pt := tree.ProbePoint{Bandits: j, Spin: c.Spin, Runs: a.runs, Slowdown: a.slowdown()}
 	if c.Spin != 0 {
 		return pt
 	}

@@ -148,6 +148,41 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
+// TestAnalyzeMedian: from three runs beside the same bandits on, the
+// slowdown is their median, so that one run lengthened by noise does not
+// move it: 110, 500 and 120 against 100 alone read 1.2, where their sum
+// would read 730/300 = 2.43. Two runs still pool their sums.
+func TestAnalyzeMedian(t *testing.T) {
+	full := bandit.Counts{Lines: 100, BusyNs: 1e6, WallNs: 1e6}
+	raw := Raw{Cores: 2, LineSize: 64}
+	for _, r := range []struct {
+		name   string
+		idx    int
+		wall   int64
+		beside bool
+	}{
+		{"three", 0, 100, false}, {"three", 1, 110, true}, {"three", 2, 100, false},
+		{"three", 4, 100, false}, {"three", 5, 500, true}, {"three", 6, 100, false},
+		{"three", 8, 100, false}, {"three", 9, 120, true}, {"three", 10, 100, false},
+		{"two", 0, 100, false}, {"two", 1, 110, true}, {"two", 2, 100, false},
+		{"two", 4, 100, false}, {"two", 5, 500, true}, {"two", 6, 100, false},
+	} {
+		s := RunSample{Name: r.name, Index: r.idx, WallNs: r.wall}
+		if r.beside {
+			s.Bandits, s.Streamed = 1, full
+		}
+		raw.Runs = append(raw.Runs, s)
+	}
+	tr := tree.New(tree.Sec("three", tree.Task("t", tree.U(100))), tree.Sec("two", tree.Task("t", tree.U(100))))
+	got := Analyze(tr, raw)
+	for name, want := range map[string]float64{"three": 1.2, "two": 610.0 / 200} {
+		pts := got.Sections[name].Points
+		if len(pts) != 1 || math.Abs(pts[0].Slowdown-want) > 1e-9 {
+			t.Errorf("%s: %+v, want one point of slowdown %.4g", name, pts, want)
+		}
+	}
+}
+
 func TestParseCPUMax(t *testing.T) {
 	tests := []struct {
 		in    string
