@@ -234,8 +234,10 @@ func Start(opt Options) *Prober {
 	}
 	p.configs = Configs(limit)
 	// The bandits touch their buffers on their own threads while the
-	// program starts; runs before they are ready run alone.
-	p.gang = bandit.NewLazyGang(limit, opt.BufferBytes, bandit.Options{LineSize: opt.LineSize})
+	// program starts; runs before they are ready run alone. The last
+	// streams only in the references of cores−1 bandits and one more,
+	// beside the first, whose buffer it shares.
+	p.gang = bandit.NewLazyGang(limit, opt.BufferBytes, bandit.Options{LineSize: opt.LineSize, LastShares: true})
 	for opt.Wait && !p.gang.Ready() {
 		time.Sleep(time.Millisecond)
 	}

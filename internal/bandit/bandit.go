@@ -43,15 +43,20 @@ func Stream(buf []uint64, start, lines, wpl, stride, spin int, x uint64) (int, u
 // is a power of two (as Stream needs), every page touched with non-zero
 // data so that no load finds the zero page.
 func Buffer(bytes int64) []uint64 {
-	words := 1
-	for int64(words)*8 < bytes {
-		words *= 2
-	}
-	buf := make([]uint64, words)
+	buf := make([]uint64, bufferWords(bytes))
 	for i := range buf {
 		buf[i] = uint64(i) | 1
 	}
 	return buf
+}
+
+// bufferWords is the length in words of Buffer(bytes).
+func bufferWords(bytes int64) int {
+	words := 1
+	for int64(words)*8 < bytes {
+		words *= 2
+	}
+	return words
 }
 
 // Counts is what one bandit did between a Start and a Stop.
@@ -92,6 +97,15 @@ type Options struct {
 	// StrideLines is the distance in lines between consecutive loads
 	// (default 1: sequential, with the prefetchers' help; odd).
 	StrideLines int
+	// LastShares makes NewLazyGang's last bandit stream the first one's
+	// buffer, starting half a buffer ahead of where the first starts,
+	// instead of making a buffer of its own. It is for a last bandit that
+	// only ever streams beside the first (Start and StreamFor take the
+	// first n): the two then cover the buffer between them once per
+	// sweep, as one bandit alone does, so neither finds the other's lines
+	// in a cache they share, and neither finds its own in a cache it has
+	// to itself, while the gang touches one buffer's pages fewer.
+	LastShares bool
 }
 
 // Gang is a set of bandits, each parked on a locked thread of its own
@@ -105,16 +119,20 @@ type Gang struct {
 	streaming atomic.Int32 // bandits that have begun streaming since Start
 	built     atomic.Int32 // bandits that have their buffer
 	running   int
+	halfLines int // half a lazy buffer, in lines (Options.LastShares)
 	sink      atomic.Uint64
 	wg        sync.WaitGroup
 }
 
 type worker struct {
-	buf   []uint64
-	cpu   int       // the CPU the thread is pinned to (-1: none)
-	start chan work // closed by Close
-	done  chan Counts
-	pin   string // why the thread is not pinned, if it is not
+	buf    []uint64
+	shares *worker       // the worker whose buffer this one streams (Options.LastShares)
+	built  chan struct{} // closed once buf is made
+	at     atomic.Int64  // the line where the last job stopped
+	cpu    int           // the CPU the thread is pinned to (-1: none)
+	start  chan work     // closed by Close
+	done   chan Counts
+	pin    string // why the thread is not pinned, if it is not
 }
 
 // work is one Start's order to a bandit.
@@ -123,6 +141,7 @@ type work struct {
 	cpu   int   // pin to this CPU first (-1: stay where it is)
 	t0    int64 // when Start was called (clock.Now)
 	until int64 // stop by itself at this clock.Now (0: at Stop)
+	from  int   // start at this line (-1: where the last job stopped)
 }
 
 // NewGang parks one bandit per buffer of bufs. Close releases them.
@@ -132,7 +151,8 @@ func NewGang(bufs [][]uint64, opt Options) *Gang {
 
 // NewLazyGang parks n bandits that each make their own buffer of bytes
 // bytes (Buffer) on their own thread, so that the caller goes on at
-// once while they touch their pages; Ready reports when every one has.
+// once while they touch their pages (the last shares the first's with
+// Options.LastShares); Ready reports when every one has its buffer.
 // Close releases them.
 func NewLazyGang(n int, bytes int64, opt Options) *Gang {
 	return newGang(make([][]uint64, n), bytes, opt)
@@ -147,11 +167,15 @@ func newGang(bufs [][]uint64, bytes int64, opt Options) *Gang {
 		line = 64
 	}
 	g := &Gang{wpl: max(line/8, 1), stride: max(opt.StrideLines, 1) | 1}
+	g.halfLines = bufferWords(bytes) / g.wpl / 2
 	ready := make(chan struct{}, len(bufs))
 	for i, b := range bufs {
-		w := &worker{buf: b, cpu: -1, start: make(chan work), done: make(chan Counts, 1)}
+		w := &worker{buf: b, cpu: -1, built: make(chan struct{}), start: make(chan work), done: make(chan Counts, 1)}
 		if i < len(opt.CPUs) && opt.CPUs[i] >= 0 {
 			w.cpu = opt.CPUs[i]
+		}
+		if opt.LastShares && bytes > 0 && i > 0 && i == len(bufs)-1 {
+			w.shares = g.workers[0]
 		}
 		g.workers = append(g.workers, w)
 		g.wg.Add(1)
@@ -188,15 +212,25 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 		w.pin = affinity.PinThread(w.cpu)
 	}
 	ready <- struct{}{}
-	if w.buf == nil {
+	switch {
+	case w.buf != nil:
+	case w.shares != nil:
+		<-w.shares.built
+		w.buf = w.shares.buf
+	default:
 		w.buf = Buffer(bytes)
 	}
+	close(w.built)
 	g.built.Add(1)
 	pos, x, acc := 0, uint64(i+1), uint64(0)
+	lines := max(len(w.buf)/g.wpl, 1)
 	for job := range w.start {
 		if job.cpu >= 0 && job.cpu != w.cpu {
 			w.cpu = job.cpu
 			w.pin = affinity.PinThread(job.cpu)
+		}
+		if job.from >= 0 {
+			pos = job.from % lines
 		}
 		spin := job.spin
 		c0, cpuOK := cputime.Thread()
@@ -204,19 +238,20 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 		// The wall time counts from Start: a bandit whose thread
 		// waited for a core meanwhile shows it in its Share.
 		t0 := job.t0
-		var lines int64
+		var streamed int64
 		now := t0
 		for !g.stop.Load() && (job.until == 0 || now < job.until) {
 			var a uint64
 			pos, a = Stream(w.buf, pos, ChunkLines, g.wpl, g.stride, spin, x)
 			acc += a
 			x++
-			lines += ChunkLines
+			streamed += ChunkLines
 			if job.until != 0 {
 				now = clock.Now()
 			}
 		}
-		c := Counts{Lines: lines, WallNs: clock.Now() - t0}
+		w.at.Store(int64(pos))
+		c := Counts{Lines: streamed, WallNs: clock.Now() - t0}
 		c.BusyNs = c.WallNs
 		if c1, ok := cputime.Thread(); ok && cpuOK && c1 >= c0 {
 			c.BusyNs = min(c1-c0, c.WallNs)
@@ -265,7 +300,13 @@ func (g *Gang) start(n, spin int, cpus []int, d time.Duration, wait bool) {
 		if i < len(cpus) {
 			cpu = cpus[i]
 		}
-		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until}
+		from := -1
+		if w.shares != nil {
+			// Half a buffer ahead of where the first starts: it stays
+			// where its last job stopped until this Start.
+			from = int(w.shares.at.Load()) + g.halfLines
+		}
+		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until, from: from}
 	}
 	for wait && int(g.streaming.Load()) < n {
 		runtime.Gosched()

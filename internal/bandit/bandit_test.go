@@ -75,3 +75,36 @@ func TestGang(t *testing.T) {
 		t.Error("an empty Counts must report 0")
 	}
 }
+
+// TestLastShares: a lazy gang's last bandit streams the first one's
+// buffer and starts each job half a buffer ahead of where the first
+// starts; the others make buffers of their own.
+func TestLastShares(t *testing.T) {
+	g := NewLazyGang(3, 1<<20, Options{LastShares: true})
+	defer g.Close()
+	for !g.Ready() {
+		time.Sleep(time.Millisecond)
+	}
+	w0, w1, w2 := g.workers[0], g.workers[1], g.workers[2]
+	if &w2.buf[0] != &w0.buf[0] || &w1.buf[0] == &w0.buf[0] {
+		t.Fatal("the last bandit must stream the first one's buffer, the middle one its own")
+	}
+	lines := int64(len(w0.buf) / g.wpl)
+	for round := 0; round < 3; round++ {
+		start0 := w0.at.Load()
+		cs := g.StreamFor(3, 0, nil, time.Millisecond)
+		// Where a bandit started: where it stopped less what it streamed.
+		started := func(w *worker, c Counts) int64 { return ((w.at.Load()-c.Lines)%lines + lines) % lines }
+		if got := started(w0, cs[0]); got != start0 {
+			t.Errorf("round %d: the first started at line %d, want %d (where it stopped)", round, got, start0)
+		}
+		if got, want := started(w2, cs[2]), (start0+lines/2)%lines; got != want {
+			t.Errorf("round %d: the last started at line %d, want %d (half of %d lines ahead)", round, got, want, lines)
+		}
+	}
+	if g := NewLazyGang(1, 1<<16, Options{LastShares: true}); g.workers[0].shares != nil {
+		t.Error("a gang of one has no bandit to share with")
+	} else {
+		g.Close()
+	}
+}
