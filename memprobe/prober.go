@@ -158,7 +158,8 @@ type Prober struct {
 	cur     RunSample
 	t0      int64
 	unpin   func()
-	measure bool // the current run is kept
+	measure bool        // the current run is kept
+	isReady func() bool // for tests: whether the bandits are ready (default: the gang's)
 }
 
 // BanditCounts returns the numbers of bandits run beside sections on a
@@ -352,18 +353,22 @@ func (p *Prober) SecEnd() {
 //
 // A name run once is measured beside the first full-intensity
 // configuration. Otherwise one run in four (idx ≡ 1 mod 4) runs beside
-// bandits, the configurations taken in turn, and its neighbours alone; a
-// configuration stops once it has MaxProbed runs, a run that follows a
-// run shorter than MinRunNs (or comes before the bandits are ready) runs
-// alone, and a name stops being timed after 16·MaxProbed runs per
-// configuration (its runs were too short).
+// bandits, the configurations taken in turn from the first full-intensity
+// one (a section run only five to eight times is measured beside it,
+// which gives its share), and its neighbours alone. A run that follows a
+// run shorter than MinRunNs runs alone; one that comes before the
+// bandits are ready runs alone and passes its turn to the next run (a
+// section run only a few times would otherwise never be measured). A
+// configuration stops once it has MaxProbed runs, and a name stops being
+// timed after 16·MaxProbed runs per configuration (its runs were too
+// short).
 func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 	if n, ok := p.opt.Runs[name]; ok && n == 1 {
 		return p.configs[min(1, len(p.configs)-1)], idx == 0
 	}
 	st := p.state[name]
 	if st == nil {
-		st = &nameState{probed: map[Config]int{}, lastProbed: -2}
+		st = &nameState{probed: map[Config]int{}, lastProbed: -2, passed: -2}
 		p.state[name] = st
 	}
 	// active: some configuration still wants runs, and the name's runs
@@ -380,10 +385,12 @@ func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 	case !active:
 	case idx%4 == 0:
 		timed = true
-	case idx%4 == 1:
+	case idx%4 == 1 || idx == st.passed+1:
 		timed = true
-		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs && p.ready() {
-			if cc := p.configs[(idx/4)%len(p.configs)]; st.probed[cc] < p.opt.MaxProbed {
+		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs && !p.ready() {
+			st.passed = idx
+		} else if ok && last >= p.opt.MinRunNs {
+			if cc := p.configs[(idx/4+1)%len(p.configs)]; st.probed[cc] < p.opt.MaxProbed {
 				c = cc
 				st.probed[cc]++
 				st.lastProbed = idx
@@ -397,13 +404,19 @@ func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 }
 
 // ready reports whether the bandits have their buffers (plan is only
-// asked with a gang, or by a test without one).
-func (p *Prober) ready() bool { return p.gang == nil || p.gang.Ready() }
+// asked with a gang, or by a test without one, which may set isReady).
+func (p *Prober) ready() bool {
+	if p.isReady != nil {
+		return p.isReady()
+	}
+	return p.gang == nil || p.gang.Ready()
+}
 
 // nameState is what plan remembers of one section name.
 type nameState struct {
 	probed     map[Config]int // runs measured beside each configuration
 	lastProbed int            // the last run measured beside bandits
+	passed     int            // the last run that passed its turn (bandits not ready)
 	timed      int            // runs timed
 }
 
