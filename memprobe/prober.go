@@ -387,14 +387,16 @@ func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 		timed = true
 	case idx%4 == 1 || idx == st.passed+1:
 		timed = true
-		if last, ok := p.lastNs[name]; ok && last >= p.opt.MinRunNs && !p.ready() {
+		last, ok := p.lastNs[name]
+		cc := p.configs[(idx/4+1)%len(p.configs)]
+		switch {
+		case !ok || last < p.opt.MinRunNs:
+		case !p.ready():
 			st.passed = idx
-		} else if ok && last >= p.opt.MinRunNs {
-			if cc := p.configs[(idx/4+1)%len(p.configs)]; st.probed[cc] < p.opt.MaxProbed {
-				c = cc
-				st.probed[cc]++
-				st.lastProbed = idx
-			}
+		case st.probed[cc] < p.opt.MaxProbed:
+			c = cc
+			st.probed[cc]++
+			st.lastProbed = idx
 		}
 	}
 	if timed {
