@@ -44,10 +44,16 @@ func Stream(buf []uint64, start, lines, wpl, stride, spin int, x uint64) (int, u
 // data so that no load finds the zero page.
 func Buffer(bytes int64) []uint64 {
 	buf := make([]uint64, bufferWords(bytes))
-	for i := range buf {
-		buf[i] = uint64(i) | 1
-	}
+	fill(buf, 0)
 	return buf
+}
+
+// fill writes words base, base+1, ... of a buffer into b: non-zero, so
+// that every page of b is the process's own, not the zero page.
+func fill(b []uint64, base int) {
+	for i := range b {
+		b[i] = uint64(base+i) | 1
+	}
 }
 
 // bufferWords is the length in words of Buffer(bytes).
@@ -99,7 +105,9 @@ type Options struct {
 	StrideLines int
 	// LastShares makes NewLazyGang's last bandit stream the first one's
 	// buffer, starting half a buffer ahead of where the first starts,
-	// instead of making a buffer of its own. It is for a last bandit that
+	// instead of making a buffer of its own (it touches half of the
+	// first one's pages meanwhile, so the buffer is ready in about half
+	// the time where two cores are free). It is for a last bandit that
 	// only ever streams beside the first (Start and StreamFor take the
 	// first n): the two then cover the buffer between them once per
 	// sweep, as one bandit alone does, so neither finds the other's lines
@@ -127,6 +135,7 @@ type Gang struct {
 type worker struct {
 	buf    []uint64
 	shares *worker       // the worker whose buffer this one streams (Options.LastShares)
+	help   chan []uint64 // on the worker shared: its buffer's second half to the sharer, and back once touched
 	built  chan struct{} // closed once buf is made
 	at     atomic.Int64  // the line where the last job stopped
 	cpu    int           // the CPU the thread is pinned to (-1: none)
@@ -174,10 +183,13 @@ func newGang(bufs [][]uint64, bytes int64, opt Options) *Gang {
 		if i < len(opt.CPUs) && opt.CPUs[i] >= 0 {
 			w.cpu = opt.CPUs[i]
 		}
-		if opt.LastShares && bytes > 0 && i > 0 && i == len(bufs)-1 {
-			w.shares = g.workers[0]
-		}
 		g.workers = append(g.workers, w)
+	}
+	if n := len(g.workers); opt.LastShares && bytes > 0 && n > 1 {
+		g.workers[n-1].shares = g.workers[0]
+		g.workers[0].help = make(chan []uint64)
+	}
+	for i, w := range g.workers {
 		g.wg.Add(1)
 		go g.loop(w, i, bytes, ready)
 	}
@@ -215,8 +227,18 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 	switch {
 	case w.buf != nil:
 	case w.shares != nil:
+		second := <-w.shares.help
+		fill(second, int(bufferWords(bytes))-len(second))
+		w.shares.help <- nil
 		<-w.shares.built
 		w.buf = w.shares.buf
+	case w.help != nil:
+		buf := make([]uint64, bufferWords(bytes))
+		half := len(buf) / 2
+		w.help <- buf[half:]
+		fill(buf[:half], 0)
+		<-w.help
+		w.buf = buf
 	default:
 		w.buf = Buffer(bytes)
 	}
@@ -295,6 +317,13 @@ func (g *Gang) start(n, spin int, cpus []int, d time.Duration, wait bool) {
 	if d > 0 {
 		until = t0 + d.Nanoseconds()
 	}
+	// Half a buffer ahead of where the first starts, read before any
+	// bandit is set going: the first may have finished its job before
+	// the last receives its own.
+	ahead := g.halfLines
+	if len(g.workers) > 0 {
+		ahead += int(g.workers[0].at.Load())
+	}
 	for i, w := range g.workers[:n] {
 		cpu := -1
 		if i < len(cpus) {
@@ -302,9 +331,7 @@ func (g *Gang) start(n, spin int, cpus []int, d time.Duration, wait bool) {
 		}
 		from := -1
 		if w.shares != nil {
-			// Half a buffer ahead of where the first starts: it stays
-			// where its last job stopped until this Start.
-			from = int(w.shares.at.Load()) + g.halfLines
+			from = ahead
 		}
 		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until, from: from}
 	}

@@ -77,8 +77,8 @@ func TestGang(t *testing.T) {
 }
 
 // TestLastShares: a lazy gang's last bandit streams the first one's
-// buffer and starts each job half a buffer ahead of where the first
-// starts; the others make buffers of their own.
+// buffer (having touched half of it) and starts each job half a buffer
+// ahead of where the first starts; the others make buffers of their own.
 func TestLastShares(t *testing.T) {
 	g := NewLazyGang(3, 1<<20, Options{LastShares: true})
 	defer g.Close()
@@ -88,6 +88,11 @@ func TestLastShares(t *testing.T) {
 	w0, w1, w2 := g.workers[0], g.workers[1], g.workers[2]
 	if &w2.buf[0] != &w0.buf[0] || &w1.buf[0] == &w0.buf[0] {
 		t.Fatal("the last bandit must stream the first one's buffer, the middle one its own")
+	}
+	for i, v := range w0.buf { // both halves touched, the last's too
+		if v == 0 {
+			t.Fatalf("word %d of the shared buffer is zero", i)
+		}
 	}
 	lines := int64(len(w0.buf) / g.wpl)
 	for round := 0; round < 3; round++ {
