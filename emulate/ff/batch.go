@@ -260,6 +260,6 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		f.rep = 0
 		f.w++
 	}
-	s.pushFresh(j, r.node, r, tm, true, g.core)
+	s.pushFresh(j, r.node, r, tm, g.core)
 	return true
 }

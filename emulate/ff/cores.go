@@ -5,10 +5,11 @@ import (
 )
 
 // readyEntry is an entry of the ready queue: a goroutine g, or, with g
-// nil, n fresh goroutines alike (spawned in one go by spawnRun, or one
-// spawned task), each to run one task node of run as a member of team.
+// nil, n fresh goroutines alike (spawned tasks of one run, in one go by
+// spawnRun or one by one), each to run one task node of run as a member
+// of team.
 // A fresh entry holds no goroutine: popReady makes one when a core takes
-// it, so a spawn of millions of tasks queues small entries side by side
+// it, so a spawn of millions of tasks queues an entry per run of them
 // instead of a goroutine each.
 type readyEntry struct {
 	g    *gor
@@ -16,9 +17,6 @@ type readyEntry struct {
 	run  *taskRun
 	team *team
 	n    int64
-	// batch: spawnRun queued the entry, and a next spawnRun of the same
-	// run may add to it.
-	batch bool
 	// pinCore and pinSeq are a fresh entry's runnext slot (see pin).
 	pinCore int32
 	pinSeq  uint32
@@ -68,22 +66,31 @@ func (q *readyQueue) clear() {
 	q.total = 0
 }
 
-// pushFresh queues n fresh goroutines of run r's task, members of tm,
-// made ready by the goroutine on core from (see pin); with batch, it may
-// add them to the last entry, queued the same way. With n = 1 and no
-// batch it is spawnG's single task, whose node is r's or, without a run,
-// node. The task's section is tm's.
-func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, batch bool, from int) {
+// pushFresh queues n fresh goroutines of run r's task (spawnRun's batch,
+// or spawnTask's single task, whose node is r's or, without a run,
+// node), members of tm, made ready by the goroutine on core from (see
+// pin). The task's section is tm's.
+//
+// Goroutines of one run's task are alike, so they join the last entry
+// when it is a fresh entry of the same run and team: the entry then
+// stands for all of them, in their order, with the newest one's runnext
+// slot. That is all the queue
+// needs of them: a popped goroutine starts at once, which clears its
+// slot, and a slot matters only to the queue's last goroutine (see
+// pinned and wakeCore), which in a FIFO is the newest. A spawn whose
+// spawner outruns the cores thus queues one entry per run, not one per
+// task.
+func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, from int) {
 	q := &s.ready
-	if last := q.entries.len() - 1; batch && last >= 0 {
-		if b := q.at(last); b.g == nil && b.batch && b.team == tm && b.run == r {
+	if last := q.entries.len() - 1; r != nil && last >= 0 {
+		if b := q.at(last); b.g == nil && b.team == tm && b.run == r {
 			b.n += n
 			q.total += int(n)
 			b.pinCore, b.pinSeq = s.pin(from)
 			return
 		}
 	}
-	e := readyEntry{node: node, run: r, team: tm, n: n, batch: batch}
+	e := readyEntry{node: node, run: r, team: tm, n: n}
 	e.pinCore, e.pinSeq = s.pin(from)
 	q.entries.pushBack(e)
 	q.total += int(n)

@@ -181,7 +181,7 @@ func (s *state) spawnTask(c *cnode, run *taskRun, tm *team, from int) {
 		s.late = true // as makeReady
 	}
 	tm.pending++
-	s.pushFresh(1, c, run, tm, false, from)
+	s.pushFresh(1, c, run, tm, from)
 	s.readied()
 }
 
