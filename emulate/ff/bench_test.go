@@ -97,7 +97,8 @@ func BenchmarkLocksOverheads(b *testing.B) {
 }
 
 // BenchmarkRuns emulates a run of 10^6 identical tasks (2·10^6 expanded
-// nodes) stored as one node: static blocks are one step each.
+// nodes) stored as one node: static blocks are one step each, dynamic
+// and spawn take them in rounds.
 func BenchmarkRuns(b *testing.B) {
 	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(1000))))
 	for _, s := range []string{"static", "static:1", "dynamic:1", "dynamic:64", "spawn"} {

@@ -185,7 +185,10 @@
 //     static:C chunks of one run included (batchPure); when the workers
 //     of a dynamic:C team take chunks of such a run, all of them advance
 //     by whole rounds of one chunk each in one step (lockstepPure): the
-//     chunks are alike, so which worker gets which does not matter;
+//     chunks are alike, so which worker gets which does not matter; with
+//     spawn, once the spawner waits at the join, the cores draining
+//     spawned goroutines of such tasks from the ready queue advance by
+//     whole rounds of one goroutine each in one step (lockstepSpawnPure);
 //   - tasks of U nodes, one L and U nodes (state.batch) run in closed form
 //     while the worker is the only goroutine that acts before the next
 //     pending event: a static block, a worker's static:C chunks of one
@@ -200,12 +203,13 @@
 //     while no core is idle and nothing else is pending (spawnRun): the
 //     spawned goroutines wait in the ready queue as one entry, made one
 //     by one as cores take them, or never made at all when lockstep runs
-//     them. Every spawned task waits as such an entry (readyEntry, a few
-//     words side by side in the queue's ring), not as a goroutine, until
-//     a core takes it: a spawn of 10^6 tasks on 16 cores queues hundreds
-//     of thousands of them, and as goroutines scattered over the heap,
-//     taking each was a cache miss (BenchmarkMixed/spawn went from 9.9 to
-//     18 million emulated nodes per second);
+//     them. Every spawned task waits in such an entry (readyEntry, a few
+//     words in the queue's ring), not as a goroutine, until a core takes
+//     it, and the tasks of one run share the last entry whether spawnRun
+//     or single spawns queued them: a spawner that outruns the cores
+//     queues an entry per run, not per task (as goroutines scattered over
+//     the heap, taking each was a cache miss: BenchmarkMixed/spawn went
+//     from 9.9 to 18 million emulated nodes per second);
 //   - a wake-up sample whose wake-ups all came too late to matter (each
 //     found no goroutine waiting for a core, and none became ready after
 //     the first) stands for every longer latency, which then is not

@@ -247,7 +247,7 @@ func emulateOnce(s *state, p *prog, threads int, rule schedule, burden float64, 
 		case evG:
 			if s.lsCool <= 0 {
 				if s.perTask {
-					if s.spawnLimit == 0 && s.lockstepSpawn() {
+					if s.spawnLimit == 0 && (s.lockstepSpawn() || s.lockstepSpawnPure()) {
 						continue
 					}
 				} else if len(s.h) > 1 && (s.lockstep() || s.lockstepPure()) {

@@ -374,6 +374,154 @@ func (s *state) lockstepSpawn() bool {
 	return true
 }
 
+// Pure spawned rounds: cores running spawned goroutines of tasks of U
+// nodes only (pure), each taking the next goroutine from the ready queue
+// when its own ends, interact only through the queue. When the queue
+// starts with k·n fresh goroutines of tasks that all take L, the k cores
+// end their goroutines at times E_1 ≤ ... ≤ E_k less than L apart, and
+// nothing else is pending before the last of those ends n−1 rounds on,
+// core i ends goroutines at E_i + j·L for j < n, each time taking the
+// next one (ends at the same time in the same order every round): lockstepSpawnPure advances them all by n
+// rounds in one step, as the event loop would (times on the grid, as in
+// lockstep). Which core runs which goroutine does not matter, since they
+// are alike.
+
+// pureSpawnShape reports whether g, whose event is at t, is a spawned
+// goroutine of a pure task that is about to start it or has done it, and
+// returns when it ends its task and whether it is about to start it.
+func (s *state) pureSpawnShape(g *gor, t float64) (end float64, starting, ok bool) {
+	if g.resume != resNone || g.clock != t || g.team == nil || g.core < 0 {
+		return 0, false, false
+	}
+	switch len(g.frames) {
+	case 0:
+		return t, false, true // done: it ends at t
+	case 1:
+		top := &g.frames[0]
+		r := top.run
+		if top.kind != fTask || r == nil || !r.pure || top.i != 0 || top.rep != 0 || top.walked {
+			return 0, false, false
+		}
+		d := r.work * s.burden
+		if !isInt(d) {
+			return 0, false, false
+		}
+		return t + d, true, true
+	}
+	return 0, false, false
+}
+
+// lockstepSpawnPure advances the cores by as many pure spawned rounds as
+// it can (see above) and reports whether it did.
+func (s *state) lockstepSpawnPure() bool {
+	if s.spans != nil || s.stepwise || !s.gridBurden || s.h[0].kind != evG || !isInt(s.h[0].t) || s.ready.len() == 0 {
+		return false
+	}
+	g0 := s.gs[s.h[0].id]
+	if _, _, ok := s.pureSpawnShape(g0, s.h[0].t); !ok {
+		return false
+	}
+	tm := g0.team
+	if tm.waiter == nil {
+		// The spawner is still spawning: its next spawn comes within a
+		// round (spawnRun queues what it can before the next event).
+		return false
+	}
+	// The length of the queued tasks: the front entry's.
+	e0 := s.ready.at(0)
+	if e0.g != nil || e0.run == nil || !e0.run.pure || e0.team != tm {
+		return false
+	}
+	period := e0.run.work * s.burden
+	if !isInt(period) || !(period > 0) {
+		return false
+	}
+	// Goroutines queued alike, from the front: first, as it is the
+	// cheaper look (a round takes one per core, and one core two).
+	var queued int64
+	for i := 0; i < s.ready.entries.len(); i++ {
+		e := s.ready.at(i)
+		if e.g != nil || e.team != tm || e.run == nil || !e.run.pure || e.run.work*s.burden != period {
+			break
+		}
+		queued += e.n
+	}
+	if queued < 2 {
+		return false
+	}
+	members := s.steppers[:0]
+	foreign := math.Inf(1)
+	first, last := math.Inf(1), math.Inf(-1)
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind == evG && isInt(ev.t) {
+			g := s.gs[ev.id]
+			if end, starting, ok := s.pureSpawnShape(g, ev.t); ok && g.team == tm && isInt(end) {
+				// One about to start its task (its event is now)
+				// queues its end event when it runs: after every
+				// event queued so far, in the order of the starts.
+				seq := ev.seq
+				if starting {
+					seq += s.seq
+				}
+				members = append(members, stepper{t: end, seq: seq, g: g, ev: i})
+				first, last = min(first, end), max(last, end)
+				continue
+			}
+		}
+		foreign = min(foreign, ev.t)
+	}
+	s.steppers = members
+	k := int64(len(members))
+	if k == 0 || !(last-first < period) {
+		return false
+	}
+	// The loop takes ends at the same time in the order of their
+	// events, and queues each core's next one in that order: so every
+	// round keeps the order.
+	sortSteppers(members)
+	if last+float64(queued/k)*period >= maxExact {
+		return false
+	}
+	n := roundsBefore(queued/k, last, period, 0, foreign)
+	if n < 1 || k == 1 && n < 2 || int64(tm.pending)-k*n < 1 {
+		return false
+	}
+	// Core i ends goroutines at E_i + j·period, j < n, each time taking
+	// the next one; its last one, taken at E_i + (n−1)·period, ends a
+	// period later. Busy time runs from each core's goroutine's start
+	// to where its last one started.
+	for _, m := range members {
+		g := m.g
+		started := m.t + float64(n-1)*period
+		s.busy += started - s.coreSince[g.core]
+		s.coreSince[g.core] = started
+		s.end = max(s.end, started)
+		// Each start on the core ends the pin of the goroutine in its
+		// runnext slot (see onCore).
+		s.coreSeq[g.core] += uint32(n)
+		g.frames = g.frames[:0]
+		g.clock = started + period
+	}
+	for left := n * k; left > 0; {
+		e := s.ready.at(0)
+		b := e.n
+		if b > left {
+			e.n -= left
+			s.ready.total -= int(left)
+			break
+		}
+		s.ready.dropFront(b)
+		left -= b
+	}
+	tm.pending -= int(n * k)
+	s.now = max(s.now, last+float64(n-1)*period)
+	// Their next events: each ends its last goroutine, in the order
+	// the loop would have queued them (the order of their starts).
+	s.resequence(members)
+	return true
+}
+
 // roundOrder sorts members by event time (then sequence) and reports
 // whether they can advance in lockstep rounds of length period with lock
 // lockID held for hold each: the requests of one round are at least hold

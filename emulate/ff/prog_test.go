@@ -141,9 +141,13 @@ func TestCompileLongRuns(t *testing.T) {
 
 	// The pure run alone, in schedules that take a run in a few steps:
 	// static on 4 threads takes a quarter of it, and guided:1's chunks
-	// share it out evenly too.
+	// share it out evenly too. So does spawn without overheads: the
+	// first three spawns start on the idle cores at time 0, the rest
+	// are queued at once (spawnRun), the spawner waits at the join at
+	// time 0, and the four cores drain the queue in rounds
+	// (lockstepSpawnPure).
 	run := tree.Sec("s", tree.Run(long, tree.Task("t", tree.U(2))))
-	for _, s := range []string{"static", "guided:1"} {
+	for _, s := range []string{"static", "guided:1", "spawn"} {
 		if got, want := emu(t, nil, run, 4, s, machine.Overheads{}), 2.0*long/4; got != want {
 			t.Errorf("%s: %g ns, want %g", s, got, want)
 		}
