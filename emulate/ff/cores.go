@@ -74,12 +74,11 @@ func (q *readyQueue) clear() {
 // Goroutines of one run's task are alike, so they join the last entry
 // when it is a fresh entry of the same run and team: the entry then
 // stands for all of them, in their order, with the newest one's runnext
-// slot. That is all the queue
-// needs of them: a popped goroutine starts at once, which clears its
-// slot, and a slot matters only to the queue's last goroutine (see
-// pinned and wakeCore), which in a FIFO is the newest. A spawn whose
-// spawner outruns the cores thus queues one entry per run, not one per
-// task.
+// slot. That is all the queue needs of them: a popped goroutine starts
+// at once, which clears its slot, and a slot matters only while its
+// goroutine is the only one queued (see pinned and wakeCore), which in a
+// FIFO is the newest. A spawner that outruns the cores thus queues one
+// entry per run, not one per task.
 func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, from int) {
 	q := &s.ready
 	if last := q.entries.len() - 1; r != nil && last >= 0 {
