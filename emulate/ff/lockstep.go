@@ -449,29 +449,19 @@ func (s *state) lockstepSpawnPure() bool {
 	if queued < 2 {
 		return false
 	}
-	members := s.steppers[:0]
-	foreign := math.Inf(1)
-	first, last := math.Inf(1), math.Inf(-1)
-	for i := range s.h {
-		ev := &s.h[i]
-		if ev.kind == evG && isInt(ev.t) {
-			g := s.gs[ev.id]
-			if end, starting, ok := s.pureSpawnShape(g, ev.t); ok && g.team == tm && isInt(end) {
-				// One about to start its task (its event is now)
-				// queues its end event when it runs: after every
-				// event queued so far, in the order of the starts.
-				seq := ev.seq
-				if starting {
-					seq += s.seq
-				}
-				members = append(members, stepper{t: end, seq: seq, g: g, ev: i})
-				first, last = min(first, end), max(last, end)
-				continue
-			}
+	members, foreign, first, last := s.gather(func(g *gor, ev *event) (float64, uint64, bool) {
+		end, starting, ok := s.pureSpawnShape(g, ev.t)
+		if !ok || g.team != tm || !isInt(end) {
+			return 0, 0, false
 		}
-		foreign = min(foreign, ev.t)
-	}
-	s.steppers = members
+		// One about to start its task (its event is now) queues its
+		// end event when it runs: after every event queued so far, in
+		// the order of the starts.
+		if starting {
+			return end, ev.seq + s.seq, true
+		}
+		return end, ev.seq, true
+	})
 	k := int64(len(members))
 	if k == 0 || !(last-first < period) {
 		return false
@@ -661,22 +651,10 @@ func (s *state) lockstepPure() bool {
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
 		return false
 	}
-	members := s.steppers[:0]
-	foreign := math.Inf(1)
-	first, last := math.Inf(1), math.Inf(-1)
-	for i := range s.h {
-		ev := &s.h[i]
-		if ev.kind == evG && isInt(ev.t) {
-			g := s.gs[ev.id]
-			if wf, ok := pureShape(g, ev.t); ok && wf.team == tm {
-				members = append(members, stepper{t: ev.t, seq: ev.seq, g: g, ev: i})
-				first, last = min(first, ev.t), max(last, ev.t)
-				continue
-			}
-		}
-		foreign = min(foreign, ev.t)
-	}
-	s.steppers = members
+	members, foreign, first, last := s.gather(func(g *gor, ev *event) (float64, uint64, bool) {
+		wf, ok := pureShape(g, ev.t)
+		return ev.t, ev.seq, ok && wf.team == tm
+	})
 	k := int64(len(members))
 	// Within one period, every member takes one chunk per round: each
 	// one's next fetch comes after the others' current ones (at a tie,
@@ -704,4 +682,28 @@ func (s *state) lockstepPure() bool {
 	s.now = max(s.now, last+float64(n-1)*period)
 	s.resequence(members)
 	return true
+}
+
+// gather collects, as s.steppers, the goroutine events on the grid that
+// member accepts, each at the time and with the sequence number member
+// gives it (a member's next event may lie ahead of its current one), and
+// returns them with the earliest time of every other event and the
+// members' earliest and latest times.
+func (s *state) gather(member func(g *gor, ev *event) (float64, uint64, bool)) (members []stepper, foreign, first, last float64) {
+	members = s.steppers[:0]
+	foreign, first, last = math.Inf(1), math.Inf(1), math.Inf(-1)
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind == evG && isInt(ev.t) {
+			g := s.gs[ev.id]
+			if t, seq, ok := member(g, ev); ok {
+				members = append(members, stepper{t: t, seq: seq, g: g, ev: i})
+				first, last = min(first, t), max(last, t)
+				continue
+			}
+		}
+		foreign = min(foreign, ev.t)
+	}
+	s.steppers = members
+	return members, foreign, first, last
 }
