@@ -228,8 +228,13 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		return false
 	}
 	// Spawn i (1..j) happens at c + i·spawnNs: at the current time, or
-	// before lim.
-	lim := s.limit()
+	// before lim (the next event, or beyond it while the queue has
+	// enough for every core until then: spawnAhead).
+	next := s.limit()
+	lim := next
+	if ahead := s.spawnAhead(g, tm); ahead > lim && spawnNs > 0 {
+		lim = ahead
+	}
 	j := m
 	switch {
 	case spawnNs == 0:
@@ -250,7 +255,13 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 		return false
 	}
 	g.clock = c + float64(j)*spawnNs
-	s.now = max(s.now, g.clock)
+	if g.clock < next {
+		s.now = max(s.now, g.clock)
+	} else {
+		// Ahead of the next event: the spawner yields at its next
+		// spawn (the caller pays it) and waits there.
+		s.aheadUntil = g.clock
+	}
 	s.nSpawn += int(j)
 	tm.spawned += int(j)
 	tm.pending += int(j)
@@ -262,4 +273,52 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 	}
 	s.pushFresh(j, r.node, r, tm, g.core)
 	return true
+}
+
+// spawnAhead returns how far spawner g of team tm may queue the
+// goroutines of its spawns beyond the next pending event (0: no
+// further). While every other core runs a goroutine of a pure task of
+// tm (no core idle or being woken, nothing else pending) and the ready
+// queue holds only fresh goroutines of pure tasks of tm, Q of them, the
+// tasks at least Lmin long, the k busy cores take at most
+// k·(1 + ⌊(T − now)/Lmin⌋) goroutines up to time T: up to
+// now + (⌊Q/k⌋ − 1)·Lmin, only goroutines queued before. Goroutines
+// spawned before then go behind those, and every core finds the queue
+// as it would have with the spawns made one by one at their times. (A
+// task of another team, a lock, a nested section or a wake-up could
+// take goroutines faster: then nothing is queued ahead.)
+func (s *state) spawnAhead(g *gor, tm *team) float64 {
+	q := s.ready.len()
+	k := s.t - 1
+	if k < 1 || s.waking > 0 || q < 2*k || tm.waiter != nil {
+		return 0
+	}
+	for i := range s.h {
+		ev := &s.h[i]
+		if ev.kind != evG {
+			return 0
+		}
+		o := s.gs[ev.id]
+		if o == g {
+			continue
+		}
+		if _, _, ok := s.pureSpawnShape(o, ev.t); !ok || o.team != tm {
+			return 0
+		}
+	}
+	if len(s.h) != s.t {
+		return 0 // a core without an event: idle, or its goroutine blocked
+	}
+	lmin := math.Inf(1)
+	for i := 0; i < s.ready.entries.len(); i++ {
+		e := s.ready.at(i)
+		if e.g != nil || e.team != tm || e.run == nil || !e.run.pure {
+			return 0
+		}
+		lmin = min(lmin, e.run.work*s.burden)
+	}
+	if !(lmin > 0) || math.IsInf(lmin, 1) {
+		return 0
+	}
+	return s.now + float64(q/k-1)*lmin
 }

@@ -106,6 +106,15 @@ func BenchmarkRuns(b *testing.B) {
 	}
 }
 
+// BenchmarkSpawnFeed emulates a spawn of 10^6 identical tasks of 1 µs
+// on 2 threads whose spawner (100 ns a spawn) outruns the other core:
+// it queues its spawns ahead of the cores (spawnAhead), and the cores
+// drain the queue in rounds (lockstepSpawnPure) between its visits.
+func BenchmarkSpawnFeed(b *testing.B) {
+	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(1000))))
+	benchSection(b, sec, 2, "spawn", machine.Overheads{SpawnNs: 100})
+}
+
 // BenchmarkNested emulates a recursive quicksort-like tree.
 func BenchmarkNested(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))

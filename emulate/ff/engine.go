@@ -134,6 +134,9 @@ type state struct {
 	// let pass before lockstep looks again after it could not help.
 	steppers []stepper
 	lsCool   int
+	// aheadUntil is when a spawner that queued its spawns ahead of the
+	// next event (spawnAhead) comes back.
+	aheadUntil float64
 	// infoFree holds section infos to reuse.
 	infoFree []*secInfo
 	// stepwise turns off every shortcut (walk, batch, lockstep): the

@@ -422,9 +422,10 @@ func (s *state) lockstepSpawnPure() bool {
 		return false
 	}
 	tm := g0.team
-	if tm.waiter == nil {
-		// The spawner is still spawning: its next spawn comes within a
-		// round (spawnRun queues what it can before the next event).
+	if tm.waiter == nil && s.now >= s.aheadUntil {
+		// The spawner is still spawning, and its next spawn comes
+		// within a round (spawnRun queues what it can before the next
+		// event) unless it queued ahead (spawnAhead).
 		return false
 	}
 	// The length of the queued tasks: the front entry's.
