@@ -200,7 +200,10 @@
 //     none waits: each round is the previous one shifted by a task's
 //     length;
 //   - with spawn, the spawner spawns the tasks of such a run in one step
-//     while no core is idle and nothing else is pending (spawnRun): the
+//     while no core is idle and nothing else is pending (spawnRun), and
+//     past the next event while the queue holds enough pure tasks for
+//     every other core until then (spawnAhead), so that lockstepSpawnPure
+//     can drain it in rounds meanwhile: the
 //     spawned goroutines wait in the ready queue as one entry, made one
 //     by one as cores take them, or never made at all when lockstep runs
 //     them. Every spawned task waits in such an entry (readyEntry, a few
