@@ -244,6 +244,7 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 	}
 	close(w.built)
 	g.built.Add(1)
+	readyAt := clock.Now()
 	pos, x, acc := 0, uint64(i+1), uint64(0)
 	lines := max(len(w.buf)/g.wpl, 1)
 	for job := range w.start {
@@ -257,18 +258,25 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 		spin := job.spin
 		c0, cpuOK := cputime.Thread()
 		g.streaming.Add(1)
-		// The wall time counts from Start: a bandit whose thread
-		// waited for a core meanwhile shows it in its Share.
-		t0 := job.t0
+		// The wall time counts from Start, or from when the bandit had
+		// its buffer if that came later (a Start before then waits for
+		// it, and so does its deadline): a bandit whose thread waited
+		// for a core meanwhile shows it in its Share, one that was still
+		// touching its pages does not.
+		t0 := max(job.t0, readyAt)
+		until := job.until
+		if until != 0 {
+			until += t0 - job.t0
+		}
 		var streamed int64
 		now := t0
-		for !g.stop.Load() && (job.until == 0 || now < job.until) {
+		for !g.stop.Load() && (until == 0 || now < until) {
 			var a uint64
 			pos, a = Stream(w.buf, pos, ChunkLines, g.wpl, g.stride, spin, x)
 			acc += a
 			x++
 			streamed += ChunkLines
-			if job.until != 0 {
+			if until != 0 {
 				now = clock.Now()
 			}
 		}

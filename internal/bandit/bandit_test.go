@@ -113,3 +113,25 @@ func TestLastShares(t *testing.T) {
 		g.Close()
 	}
 }
+
+// TestStartBeforeBuffer: a Start that comes while a lazy bandit still
+// makes its buffer waits for it, and the bandit's wall time counts from
+// when it could begin: touching its pages is not starvation. Started at
+// once on a gang whose 32 MiB buffer takes milliseconds to make, its
+// wall time must stay well below the wait plus what it streamed, as it
+// would not if it counted the wait.
+func TestStartBeforeBuffer(t *testing.T) {
+	g := NewLazyGang(1, 32<<20, Options{})
+	defer g.Close()
+	began := time.Now()
+	g.StartUntil(1, 0, nil, time.Hour)
+	waited := time.Since(began)
+	streamedFrom := time.Now()
+	time.Sleep(2 * time.Millisecond)
+	cs := g.Stop()
+	streamed := time.Since(streamedFrom)
+	if c := cs[0]; c.Lines <= 0 || time.Duration(c.WallNs) >= streamed+waited/2 {
+		t.Errorf("wall %v, lines %d: Start waited %v for the buffer and the bandit then streamed for %v; want a wall time below %v",
+			time.Duration(c.WallNs), c.Lines, waited, streamed, streamed+waited/2)
+	}
+}
