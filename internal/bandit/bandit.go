@@ -135,8 +135,7 @@ type Gang struct {
 type worker struct {
 	buf    []uint64
 	shares *worker       // the worker whose buffer this one streams (Options.LastShares)
-	help   chan []uint64 // on the worker shared: its buffer's second half to the sharer, and back once touched
-	built  chan struct{} // closed once buf is made
+	help   chan []uint64 // on the worker shared: its buffer to the sharer, and back once the sharer touched the second half
 	at     atomic.Int64  // the line where the last job stopped
 	cpu    int           // the CPU the thread is pinned to (-1: none)
 	start  chan work     // closed by Close
@@ -179,7 +178,7 @@ func newGang(bufs [][]uint64, bytes int64, opt Options) *Gang {
 	g.halfLines = bufferWords(bytes) / g.wpl / 2
 	ready := make(chan struct{}, len(bufs))
 	for i, b := range bufs {
-		w := &worker{buf: b, cpu: -1, built: make(chan struct{}), start: make(chan work), done: make(chan Counts, 1)}
+		w := &worker{buf: b, cpu: -1, start: make(chan work), done: make(chan Counts, 1)}
 		if i < len(opt.CPUs) && opt.CPUs[i] >= 0 {
 			w.cpu = opt.CPUs[i]
 		}
@@ -227,22 +226,21 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 	switch {
 	case w.buf != nil:
 	case w.shares != nil:
-		second := <-w.shares.help
-		fill(second, int(bufferWords(bytes))-len(second))
-		w.shares.help <- nil
-		<-w.shares.built
-		w.buf = w.shares.buf
+		// The first bandit's buffer: touch its second half, hand it back.
+		buf := <-w.shares.help
+		half := len(buf) / 2
+		fill(buf[half:], half)
+		w.shares.help <- buf
+		w.buf = buf
 	case w.help != nil:
 		buf := make([]uint64, bufferWords(bytes))
-		half := len(buf) / 2
-		w.help <- buf[half:]
-		fill(buf[:half], 0)
+		w.help <- buf
+		fill(buf[:len(buf)/2], 0)
 		<-w.help
 		w.buf = buf
 	default:
 		w.buf = Buffer(bytes)
 	}
-	close(w.built)
 	g.built.Add(1)
 	readyAt := clock.Now()
 	pos, x, acc := 0, uint64(i+1), uint64(0)
