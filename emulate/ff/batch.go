@@ -290,7 +290,9 @@ func (s *state) spawnRun(g *gor, f *frame, r *taskRun, tm *team) bool {
 func (s *state) spawnAhead(g *gor, tm *team) float64 {
 	q := s.ready.len()
 	k := s.t - 1
-	if k < 1 || s.waking > 0 || q < 2*k || tm.waiter != nil {
+	// len(s.h) == t: the spawner and an event for every other core (a
+	// core without one is idle, or its goroutine blocked).
+	if k < 1 || s.waking > 0 || q < 2*k || tm.waiter != nil || len(s.h) != s.t {
 		return 0
 	}
 	for i := range s.h {
@@ -306,13 +308,10 @@ func (s *state) spawnAhead(g *gor, tm *team) float64 {
 			return 0
 		}
 	}
-	if len(s.h) != s.t {
-		return 0 // a core without an event: idle, or its goroutine blocked
-	}
 	lmin := math.Inf(1)
 	for i := 0; i < s.ready.entries.len(); i++ {
 		e := s.ready.at(i)
-		if e.g != nil || e.team != tm || e.run == nil || !e.run.pure {
+		if !freshPure(e, tm) {
 			return 0
 		}
 		lmin = min(lmin, e.run.work*s.burden)

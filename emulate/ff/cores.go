@@ -60,6 +60,28 @@ func (q *readyQueue) dropFront(n int64) {
 	q.total -= int(n)
 }
 
+// dropFresh removes n goroutines from the front of the queue, all of
+// them in fresh entries.
+func (q *readyQueue) dropFresh(n int64) {
+	for n > 0 {
+		e := q.at(0)
+		b := e.n
+		if b > n {
+			e.n -= n
+			q.total -= int(n)
+			return
+		}
+		q.dropFront(b)
+		n -= b
+	}
+}
+
+// freshPure reports whether e is a fresh entry of goroutines of a pure
+// task of tm.
+func freshPure(e *readyEntry, tm *team) bool {
+	return e.g == nil && e.team == tm && e.run != nil && e.run.pure
+}
+
 // clear empties the queue.
 func (q *readyQueue) clear() {
 	q.entries.clear()

@@ -381,10 +381,10 @@ func (s *state) lockstepSpawn() bool {
 // end their goroutines at times E_1 ≤ ... ≤ E_k less than L apart, and
 // nothing else is pending before the last of those ends n−1 rounds on,
 // core i ends goroutines at E_i + j·L for j < n, each time taking the
-// next one (ends at the same time in the same order every round): lockstepSpawnPure advances them all by n
-// rounds in one step, as the event loop would (times on the grid, as in
-// lockstep). Which core runs which goroutine does not matter, since they
-// are alike.
+// next one (ends at the same time in the same order every round):
+// lockstepSpawnPure advances them all by n rounds in one step, as the
+// event loop would (times on the grid, as in lockstep). Which core runs
+// which goroutine does not matter, since they are alike.
 
 // pureSpawnShape reports whether g, whose event is at t, is a spawned
 // goroutine of a pure task that is about to start it or has done it, and
@@ -430,7 +430,7 @@ func (s *state) lockstepSpawnPure() bool {
 	}
 	// The length of the queued tasks: the front entry's.
 	e0 := s.ready.at(0)
-	if e0.g != nil || e0.run == nil || !e0.run.pure || e0.team != tm {
+	if !freshPure(e0, tm) {
 		return false
 	}
 	period := e0.run.work * s.burden
@@ -442,7 +442,7 @@ func (s *state) lockstepSpawnPure() bool {
 	var queued int64
 	for i := 0; i < s.ready.entries.len(); i++ {
 		e := s.ready.at(i)
-		if e.g != nil || e.team != tm || e.run == nil || !e.run.pure || e.run.work*s.burden != period {
+		if !freshPure(e, tm) || e.run.work*s.burden != period {
 			break
 		}
 		queued += e.n
@@ -494,17 +494,7 @@ func (s *state) lockstepSpawnPure() bool {
 		g.frames = g.frames[:0]
 		g.clock = started + period
 	}
-	for left := n * k; left > 0; {
-		e := s.ready.at(0)
-		b := e.n
-		if b > left {
-			e.n -= left
-			s.ready.total -= int(left)
-			break
-		}
-		s.ready.dropFront(b)
-		left -= b
-	}
+	s.ready.dropFresh(n * k)
 	tm.pending -= int(n * k)
 	s.now = max(s.now, last+float64(n-1)*period)
 	// Their next events: each ends its last goroutine, in the order
