@@ -172,7 +172,6 @@ func baseline(r RunSample, runs map[int]RunSample, once map[string]int64) int64 
 
 // pooled sums the runs of one section name beside one bandit count.
 type pooled struct {
-	runs       int
 	wall, base int64
 	slowdowns  []float64 // each run's
 	streamed   bandit.Counts
@@ -190,7 +189,6 @@ func (a *pooled) slowdown() float64 {
 // add pools run r, wall ns of which ran beside bandits and would have
 // taken base alone.
 func (a *pooled) add(r RunSample, wall, base int64) {
-	a.runs++
 	a.wall += wall
 	a.base += base
 	a.slowdowns = append(a.slowdowns, float64(wall)/float64(base))
@@ -203,7 +201,7 @@ func (a *pooled) add(r RunSample, wall, base int64) {
 // intensity, the share, with alone the bandwidth curve by stream count.
 func (a *pooled) point(c Config, alone map[int]float64, line int) tree.ProbePoint {
 	j := c.Bandits
-	pt := tree.ProbePoint{Bandits: j, Spin: c.Spin, Runs: a.runs, Slowdown: a.slowdown()}
+	pt := tree.ProbePoint{Bandits: j, Spin: c.Spin, Runs: len(a.slowdowns), Slowdown: a.slowdown()}
 	if c.Spin != 0 {
 		return pt
 	}
