@@ -13,6 +13,8 @@ import (
 // measurement now and then lands in a disturbed stretch, and the
 // predictions made with it are off on lock-bound programs; the median
 // of each field over a few measurements keeps such a stretch out.
+// Each run fits the wake-up latency fewer times than MeasureOverheads
+// does (wakeFitsPerRun), since the median across runs does that work.
 // progress (may be nil) counts the steps of all n.
 func MeasureOverheadsMedian(ctx context.Context, n int, progress func(done, total int)) (machine.Overheads, error) {
 	n = max(n, 1)
@@ -22,13 +24,24 @@ func MeasureOverheadsMedian(ctx context.Context, n int, progress func(done, tota
 		if progress != nil {
 			p = func(done, total int) { progress(i*total+done, n*total) }
 		}
-		ov, err := MeasureOverheads(ctx, p)
+		ov, err := measureOverheads(ctx, wakeFitsPerRun(n), p)
 		if err != nil {
 			return machine.Overheads{}, fmt.Errorf("overhead measurement %d of %d: %w", i+1, n, err)
 		}
 		runs = append(runs, ov)
 	}
 	return MedianOverheads(runs), nil
+}
+
+// wakeFitsPerRun is how many wake-up fits each of n runs of
+// MeasureOverheadsMedian makes: together at least wakeRounds, the median
+// of whose fits MeasureOverheads alone would take. The fit is the
+// longest of the measurements (a third of a second), and a median of a
+// median of three fits, run three times, is nine fits where three keep a
+// disturbed one out.
+func wakeFitsPerRun(n int) int {
+	n = max(n, 1)
+	return max(1, (wakeRounds+n-1)/n)
 }
 
 // MedianOverheads returns, field by field, the median of runs (the lower

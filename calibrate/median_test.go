@@ -58,3 +58,18 @@ func TestMeasureOverheadsMedianCancelled(t *testing.T) {
 		t.Error("no error from a cancelled context")
 	}
 }
+
+// TestWakeFitsPerRun checks that the runs of a median make at least as
+// many wake-up fits together as one MeasureOverheads, and no more per
+// run than it.
+func TestWakeFitsPerRun(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{0, 3}, {1, 3}, {2, 2}, {3, 1}, {7, 1}} {
+		got := wakeFitsPerRun(c.n)
+		if got != c.want {
+			t.Errorf("wakeFitsPerRun(%d) = %d, want %d", c.n, got, c.want)
+		}
+		if runs := max(c.n, 1); got*runs < wakeRounds {
+			t.Errorf("wakeFitsPerRun(%d): %d fits in all, fewer than %d", c.n, got*runs, wakeRounds)
+		}
+	}
+}

@@ -104,6 +104,13 @@ const (
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
+	return measureOverheads(ctx, wakeRounds, progress)
+}
+
+// measureOverheads is MeasureOverheads with wakeFits fits of the wake-up
+// latency (the median taken). MeasureOverheadsMedian asks for fewer per
+// run: the median across its runs already keeps a disturbed fit out.
+func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
 	const total = 11
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
@@ -136,7 +143,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
 			}
-			ov.WakeP50Ns, ov.WakeP90Ns, ov.RunnextNs, err = measureWake(ctx)
+			ov.WakeP50Ns, ov.WakeP90Ns, ov.RunnextNs, err = measureWake(ctx, wakeFits)
 			return
 		}},
 		{"noise", func(ctx context.Context) (err error) {
@@ -616,20 +623,23 @@ func meanDelays(ctx context.Context, sched par.Schedule, lens []time.Duration) (
 // idle longer): a core idle for a few microseconds takes a queued
 // goroutine several times sooner than one idle for a millisecond.
 //
-// It fits wakeRounds times and returns the median of each of the three:
-// a fit is made of means over a third of a second, and where something
-// else held the machine for part of that time the fit can be far off.
-func measureWake(ctx context.Context) (p50, p90, runnext float64, err error) {
-	var p50s, p90s, rs [wakeRounds]float64
-	for i := range wakeRounds {
+// It fits the given number of times and returns the median of each of
+// the three: a fit is made of means over a third of a second, and where
+// something else held the machine for part of that time the fit can be
+// far off.
+func measureWake(ctx context.Context, fits int) (p50, p90, runnext float64, err error) {
+	fits = max(fits, 1)
+	p50s, p90s, rs := make([]float64, fits), make([]float64, fits), make([]float64, fits)
+	for i := range fits {
 		if p50s[i], p90s[i], rs[i], err = fitWakeOnce(ctx); err != nil {
 			return 0, 0, 0, err
 		}
 	}
-	return robust.Quantile(0.5, p50s[:]), robust.Quantile(0.5, p90s[:]), robust.Quantile(0.5, rs[:]), nil
+	return robust.Quantile(0.5, p50s), robust.Quantile(0.5, p90s), robust.Quantile(0.5, rs), nil
 }
 
-// wakeRounds is how many times measureWake fits the wake-up latency.
+// wakeRounds is how many times MeasureOverheads fits the wake-up
+// latency.
 const wakeRounds = 3
 
 // fitWakeOnce is one round of measureWake.
