@@ -35,8 +35,11 @@ func computeLoop(iters int) float64 {
 // MeasureCompute measures κ_t, the compute inflation, for every thread
 // count t from 1 to maxThreads (at most the cores): t goroutines, each on
 // its own OS thread, run the same compute-bound loop at once, and κ_t is
-// their mean time over the time of one running alone (the median over
-// a few rounds). κ_1 is 1 by definition.
+// their mean time over the time of one running alone just before them:
+// the median of that ratio over computeRounds rounds. Each ratio is of
+// two runs a few milliseconds apart, so a slow stretch of a shared
+// machine falls on both of them, not on one side of the ratio only.
+// κ_1 is 1 by definition.
 func MeasureCompute(ctx context.Context, maxThreads int, progress func(done, total int)) (map[int]float64, error) {
 	maxThreads = min(max(maxThreads, 1), runtime.NumCPU())
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(maxThreads))
@@ -68,21 +71,18 @@ func MeasureCompute(ctx context.Context, maxThreads int, progress func(done, tot
 		}
 		return float64(sum) / float64(t)
 	}
-	medianRound := func(t int) float64 {
-		xs := make([]float64, computeRounds)
-		for i := range xs {
-			xs[i] = round(t)
-		}
-		return robust.Median(xs)
-	}
 	out := map[int]float64{1: 1}
 	round(1) // warm up
-	alone := medianRound(1)
 	for t := 2; t <= maxThreads; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		ratios := make([]float64, computeRounds)
+		for i := range ratios {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			alone := round(1)
+			ratios[i] = round(t) / alone
 		}
-		out[t] = max(1, medianRound(t)/alone)
+		out[t] = max(1, robust.Median(ratios))
 		if progress != nil {
 			progress(t-1, maxThreads-1)
 		}
