@@ -55,6 +55,10 @@ const (
 //   - ChunkNs: the time per chunk fetch of a worker in par.For's
 //     dynamic:1 loop with an empty body, all t workers fetching from
 //     the shared atomic counter at once (wall time × t / chunks);
+//   - ChunkMigrateNs: what a fetch costs beyond ChunkNs when the counter
+//     was last fetched from on another core, from two workers whose
+//     tasks of a fifth of a microsecond make them take turns at the
+//     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
 //     run them (spawnOnce; the mean of 7 such spawns, since the rare
@@ -100,7 +104,7 @@ const (
 //     between two reads is a hiccup (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each of
-// the eleven measurements. With GOMAXPROCS = 1 there is no other core to
+// the twelve measurements. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
@@ -111,7 +115,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 11
+	const total = 12
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -120,6 +124,13 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 	}{
 		{"fork and join", func(ctx context.Context) (err error) { ov.ForkNs, ov.JoinNs, err = measureForkJoin(ctx, t); return }},
 		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx, t); return }},
+		{"chunk migration", func(ctx context.Context) (err error) {
+			if runtime.GOMAXPROCS(0) < 2 {
+				return nil
+			}
+			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
+			return
+		}},
 		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
@@ -227,6 +238,49 @@ func measureChunk(ctx context.Context, t int) (float64, error) {
 		best = min(best, chunkLoop(chunkIters, t))
 	}
 	return float64(best) * float64(t) / chunkIters, nil
+}
+
+// Chunk migration measurement: tasks per loop, each task's spin, and
+// rounds.
+const (
+	chunkMigrateIters  = 50_000
+	chunkMigrateTaskNs = 200
+	chunkMigrateRounds = 5
+)
+
+// taskLoop runs par.For over n tasks of spin ns each with t workers and
+// schedule sched and returns the wall time in nanoseconds.
+func taskLoop(n, t int, sched par.Schedule, ns int64) float64 {
+	start := clock.Now()
+	par.For(n, t, sched, func(int) { spin.For(ns) })
+	return float64(clock.Now() - start)
+}
+
+// measureChunkMigrate returns what a dynamic chunk fetch costs beyond
+// chunkNs (the empty loop's fetch, see measureChunk) when the counter's
+// cache line was last written on another core. Two workers run tasks of
+// chunkMigrateTaskNs, first as static blocks, then as dynamic:1, and the
+// difference per task and worker is the whole fetch: with tasks that
+// long they take turns at the counter, so nearly every fetch moves its
+// line, where the empty loop's workers fetch many times in a row on
+// their own core. The median over chunkMigrateRounds rounds, each a
+// static loop and a dynamic one taken back to back, so that a slow
+// stretch of the machine falls on both. Two workers measure the move
+// itself; more cores asking at once also queue for the line, which this
+// does not model.
+func measureChunkMigrate(ctx context.Context, chunkNs float64) (float64, error) {
+	const t = 2
+	xs := make([]float64, chunkMigrateRounds)
+	dyn := par.Schedule{Policy: par.Dynamic, Chunk: 1}
+	for i := range xs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		st := taskLoop(chunkMigrateIters, t, par.Schedule{Policy: par.Static}, chunkMigrateTaskNs)
+		dy := taskLoop(chunkMigrateIters, t, dyn, chunkMigrateTaskNs)
+		xs[i] = (dy - st) * t / chunkMigrateIters
+	}
+	return max(robust.Median(xs)-chunkNs, 0), nil
 }
 
 // migrateIters is how many turns each of the two goroutines of a lock

@@ -49,8 +49,8 @@ func TestMeasureOverheads(t *testing.T) {
 	if runtime.NumCPU() > 1 && !(ov.LockSpinNs > 0 && ov.LockSpinRampNs >= 0) {
 		t.Errorf("spin window %v + %v: want a positive window and a ramp of 0 or more", ov.LockSpinNs, ov.LockSpinRampNs)
 	}
-	if ov.JoinNs < 0 {
-		t.Errorf("JoinNs = %v < 0", ov.JoinNs)
+	if ov.JoinNs < 0 || ov.ChunkMigrateNs < 0 || ov.ChunkMigrateNs > 1e6 {
+		t.Errorf("JoinNs = %v, ChunkMigrateNs = %v: want 0 or more (and a fetch under a millisecond)", ov.JoinNs, ov.ChunkMigrateNs)
 	}
 	if ov.WakeP90Ns < ov.WakeP50Ns {
 		t.Errorf("WakeP90Ns %v < WakeP50Ns %v", ov.WakeP90Ns, ov.WakeP50Ns)
@@ -58,8 +58,8 @@ func TestMeasureOverheads(t *testing.T) {
 	if ov.NoiseHz < 0 || ov.NoiseP90Ns < ov.NoiseP50Ns || (ov.NoiseHz > 0) != (ov.NoiseP50Ns > noiseGapNs) {
 		t.Errorf("noise %v Hz, p50 %v ns, p90 %v ns: want a rate of 0 or more and, with hiccups, p90 >= p50 > %d", ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, noiseGapNs)
 	}
-	if calls != 11 {
-		t.Errorf("progress called %d times, want 11", calls)
+	if calls != 12 {
+		t.Errorf("progress called %d times, want 12", calls)
 	}
 	if !(ov.ChanSendNs > 0) || !(ov.ChanRecvNs > 0) {
 		t.Errorf("channel send %v ns, receive %v ns: want both measured", ov.ChanSendNs, ov.ChanRecvNs)

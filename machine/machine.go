@@ -60,6 +60,13 @@ type Overheads struct {
 	// ChunkNs is the cost of fetching one chunk in dynamic and guided
 	// schedules.
 	ChunkNs float64 `json:"chunk_ns"`
+	// ChunkMigrateNs is what a chunk fetch costs beyond ChunkNs when
+	// the team's counter was last fetched from on another core: its
+	// cache line moves over. Workers of tasks longer than a few tens of
+	// nanoseconds alternate at the counter, and nearly every fetch pays
+	// it. Load gives a profile saved before prophet measured it
+	// Default's; zero charges nothing.
+	ChunkMigrateNs float64 `json:"chunk_migrate_ns,omitempty"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
 	// ChanSendNs is the cost of one send into a buffered channel with
@@ -218,6 +225,7 @@ func Default() Profile {
 			ForkNs:         250,
 			JoinNs:         8000,
 			ChunkNs:        17,
+			ChunkMigrateNs: 7,
 			SpawnNs:        420,
 			ChanSendNs:     12,
 			ChanRecvNs:     40,
@@ -275,6 +283,10 @@ func Load(path string) (Profile, error) {
 	if o := &p.Overheads; o.LockMigrateNs == 0 && o.LockNs > 0 {
 		// Saved before the lock's migration was measured.
 		o.LockMigrateNs = d.LockMigrateNs
+	}
+	if o := &p.Overheads; o.ChunkMigrateNs == 0 && o.ChunkNs > 0 {
+		// Saved before the chunk counter's migration was measured.
+		o.ChunkMigrateNs = d.ChunkMigrateNs
 	}
 	return p, nil
 }

@@ -170,6 +170,9 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	if lk.waiters.len() > 0 || lk.releaseAt > req || s.migrateNs(lk, g.core) > 0 {
 		return false // the step-by-step path takes the lock over first
 	}
+	if s.fetchMigNs > 0 && tm.migrates(g.core) {
+		return false // and the counter
+	}
 	// The last request of chunk j-1 must come before lim.
 	tail := chunkNs + float64(cs-1)*p + a
 	j := jmax
@@ -193,6 +196,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	s.now = max(s.now, last)
 	lk.hold(g, last+lockNs+l)
 	lk.lastCore = int32(g.core)
+	tm.fetchedOn = int32(g.core) + 1
 	g.clock = c + float64(j)*q
 	n := j * cs
 	s.nLock += int(n)

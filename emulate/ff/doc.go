@@ -80,7 +80,10 @@
 //   - JoinNs once per section with a barrier, on worker 0 when it goes
 //     past the barrier (right away, or when the last worker wakes it);
 //   - ChunkNs on the fetching worker after every dynamic or guided chunk
-//     it gets (teams of two or more);
+//     it gets (teams of two or more), and ChunkMigrateNs on top when the
+//     team's last fetch was made on another core (the counter's cache
+//     line moves over: workers of short tasks take turns at the counter
+//     and pay it at nearly every fetch);
 //   - SpawnNs on the spawner before each spawned goroutine is runnable;
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache

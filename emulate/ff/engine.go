@@ -44,13 +44,15 @@ type state struct {
 	// What the schedule says, resolved for this run's overheads and
 	// thread count: whether tasks are goroutines of their own, what a
 	// spawn costs and how many may run at once (0: no limit), and the
-	// size and cost of a fetch from a team's shared counter (fetchC 0:
-	// the schedule has none the closed forms can use).
+	// size and cost of a fetch from a team's shared counter, and its
+	// extra cost from another core (fetchC 0: the schedule has none the
+	// closed forms can use).
 	perTask    bool
 	spawnNs    float64
 	spawnLimit int
 	fetchC     int64
 	fetchNs    float64
+	fetchMigNs float64
 	burden     float64
 	// gridBurden is set when burden is a multiple of 1/gridScale (as
 	// Emulator rounds it): then a whole-nanosecond length times burden
@@ -197,7 +199,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		s.spinU = s.hoU
 	}
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
-	s.fetchC, s.fetchNs = rule.shared(&s.ov)
+	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)
 	s.resetNoise(ov)
 }
 

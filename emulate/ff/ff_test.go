@@ -471,6 +471,17 @@ func TestOverheadsCharged(t *testing.T) {
 			counts: [6]int{1, 1, 4, 0, 0, 0},
 		},
 		{
+			// The counter's cache line moves: fork 0-10; the first
+			// fetch at 10 costs 1 (10-11, run 11-111), the second, from
+			// the other core, 21 (10-31, run 31-131); each later one
+			// follows the other worker's: 111-132 run 132-232, 131-152
+			// run 152-252; join 252-257.
+			name: "dynamic, counter migrating", sec: four, sched: "dynamic:1", threads: 2,
+			ov:     machine.Overheads{ForkNs: 10, JoinNs: 5, ChunkNs: 1, ChunkMigrateNs: 20},
+			want:   257,
+			counts: [6]int{1, 1, 4, 0, 0, 0},
+		},
+		{
 			// Static: no chunk costs. Fork 0-10, blocks of 200 each:
 			// 10-210, join 210-215.
 			name: "static", sec: four, sched: "static", threads: 2,

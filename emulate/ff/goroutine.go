@@ -139,7 +139,11 @@ type team struct {
 	waitAt  int
 	spawned int   // spawn: goroutines spawned
 	next    int64 // dynamic, guided: next task index
-	cur     cursor
+	// fetchedOn is one more than the core of the last charged fetch
+	// from the counter (0: none yet), whose cache line a fetch from
+	// another core moves (ChunkMigrateNs).
+	fetchedOn int32
+	cur       cursor
 	sec     *cnode
 }
 
@@ -183,6 +187,12 @@ func (s *state) spawnTask(c *cnode, run *taskRun, tm *team, from int) {
 	tm.pending++
 	s.pushFresh(1, c, run, tm, from)
 	s.readied()
+}
+
+// migrates reports whether a fetch from tm's counter on core moves the
+// counter's cache line: the last charged fetch was made on another core.
+func (tm *team) migrates(core int) bool {
+	return tm.fetchedOn != 0 && tm.fetchedOn != int32(core)+1
 }
 
 func (s *state) newTeam() *team {

@@ -133,7 +133,9 @@ func (s *state) lockstep() bool {
 	}
 	lockNs, chunkNs := s.ov.LockNs, 0.0
 	if dyn {
-		chunkNs = s.fetchNs
+		// Every fetch of the rounds follows another member's, from
+		// another core (checked below for the first).
+		chunkNs = s.fetchNs + s.fetchMigNs
 	}
 	lr := s.scaled(shape.lenL)
 	hold := lockNs + s.held(lr)
@@ -192,7 +194,7 @@ func (s *state) lockstep() bool {
 		}
 	}
 	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
-	if !ok {
+	if !ok || dyn && s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
 	// The last event of round n-1 must come before every foreign one:
@@ -227,6 +229,7 @@ func (s *state) lockstep() bool {
 		tm.next += n * k
 		tm.info.advance(&tm.cur, n*k)
 		s.nChunk += int(n * k)
+		tm.fetchedOn = int32(members[k-1].g.core) + 1
 	}
 	s.passHolds(lr, n*k)
 	s.finishRounds(members, n, last, period, hold, tail, shape.lockID)
@@ -636,7 +639,9 @@ func (s *state) lockstepPure() bool {
 	}
 	r := &tm.info.runs[tm.cur.run]
 	cs := s.fetchC
-	chunkNs := s.fetchNs
+	// Every fetch of the rounds follows another member's, from another
+	// core (checked below for the first).
+	chunkNs := s.fetchNs + s.fetchMigNs
 	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
@@ -663,9 +668,13 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	sortSteppers(members)
+	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
+		return false
+	}
 	for _, m := range members {
 		m.g.clock = m.t + float64(n)*period
 	}
+	tm.fetchedOn = int32(members[k-1].g.core) + 1
 	tasks := n * k * cs
 	tm.next += tasks
 	tm.info.advance(&tm.cur, tasks)

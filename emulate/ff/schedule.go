@@ -267,11 +267,12 @@ type schedule interface {
 	// C tasks every k·C tasks (static:C), so that the closed forms can
 	// look past its current chunk; 0 otherwise.
 	ownedChunk() int64
-	// shared is C, and the cost of one fetch, when workers take chunks
-	// of C tasks from the team's shared counter, each fetch charged
-	// (dynamic:C, pool), so that the closed forms can take many
+	// shared is C, the cost of one fetch, and what a fetch costs more
+	// when the last one was made on another core, when workers take
+	// chunks of C tasks from the team's shared counter, each fetch
+	// charged (dynamic:C, pool), so that the closed forms can take many
 	// fetches at once; C is 0 otherwise.
-	shared(ov *machine.Overheads) (c int64, fetchNs float64)
+	shared(ov *machine.Overheads) (c int64, fetchNs, migNs float64)
 }
 
 // took is what a schedule's next did.
@@ -317,7 +318,7 @@ type worksharing struct{}
 
 func (worksharing) spawning(*machine.Overheads, int) (bool, float64, int) { return false, 0, 0 }
 func (worksharing) ownedChunk() int64                                     { return 0 }
-func (worksharing) shared(*machine.Overheads) (int64, float64)            { return 0, 0 }
+func (worksharing) shared(*machine.Overheads) (int64, float64, float64)   { return 0, 0, 0 }
 
 func (worksharing) forkNs(ov *machine.Overheads, _ int64, k int) float64 {
 	if k > 1 {
@@ -378,7 +379,8 @@ func (sc staticChunk) ownedChunk() int64 { return sc.c }
 // dynamic (dynamic:C) has workers take chunks of C tasks from the team's
 // shared counter (an atomic add) as they run out, each fetch charged
 // ChunkNs where the team has other workers to contend with (a lone
-// worker takes its tasks without synchronizing).
+// worker takes its tasks without synchronizing), and ChunkMigrateNs
+// more where the last fetch was made on another core.
 type dynamic struct {
 	worksharing
 	c int64
@@ -390,10 +392,12 @@ func (d dynamic) next(s *state, g *gor, f *frame) took {
 	if s.batchDynamic(g, f) {
 		return tookRan
 	}
-	return s.fetch(g, f, min(d.c, f.info.n-f.team.next), f.team.k > 1, s.ov.ChunkNs, "chunk")
+	return s.fetch(g, f, min(d.c, f.info.n-f.team.next), f.team.k > 1, s.ov.ChunkNs, s.ov.ChunkMigrateNs, "chunk")
 }
 
-func (d dynamic) shared(ov *machine.Overheads) (int64, float64) { return d.c, ov.ChunkNs }
+func (d dynamic) shared(ov *machine.Overheads) (int64, float64, float64) {
+	return d.c, ov.ChunkNs, ov.ChunkMigrateNs
+}
 
 // guided (guided:C) has workers take chunks from the team's shared
 // counter, each fetch charged ChunkNs as dynamic's, of a size that
@@ -410,7 +414,7 @@ func (gd guided) next(s *state, g *gor, f *frame) took {
 	if rem := f.info.n - f.team.next; rem > 0 {
 		n = max(int64(gd.sc.GuidedChunk(int(min(rem, math.MaxInt32)), f.team.k)), 1)
 	}
-	return s.fetch(g, f, n, f.team.k > 1, s.ov.ChunkNs, "chunk")
+	return s.fetch(g, f, n, f.team.k > 1, s.ov.ChunkNs, s.ov.ChunkMigrateNs, "chunk")
 }
 
 // pool is the worker-pool idiom (par.Pool): the encountering goroutine
@@ -433,16 +437,17 @@ func (pool) next(s *state, g *gor, f *frame) took {
 	if s.batchDynamic(g, f) {
 		return tookRan
 	}
-	return s.fetch(g, f, 1, true, s.ov.ChanRecvNs, "receive")
+	return s.fetch(g, f, 1, true, s.ov.ChanRecvNs, 0, "receive")
 }
 
-func (pool) shared(ov *machine.Overheads) (int64, float64) { return 1, ov.ChanRecvNs }
+func (pool) shared(ov *machine.Overheads) (int64, float64, float64) { return 1, ov.ChanRecvNs, 0 }
 
 // fetch gives worker frame f of g its next chunk from the team's shared
 // counter, n tasks (the size the schedule picks for the tasks left),
-// charging costNs (drawn as what) for the fetch when charge is set. A
+// charging costNs (drawn as what) for the fetch when charge is set, and
+// migNs more when the last charged fetch was made on another core. A
 // team of two or more synchronizes at the fetch; a lone worker goes on.
-func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs float64, what string) took {
+func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs float64, what string) took {
 	tm, info := f.team, f.info
 	if tm.k > 1 && !s.at(g) {
 		return tookWait
@@ -454,6 +459,10 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs float64, wh
 		info.advance(&tm.cur, n)
 		if charge {
 			s.nChunk++
+			if migNs > 0 && tm.migrates(g.core) {
+				costNs += migNs
+			}
+			tm.fetchedOn = int32(g.core) + 1
 			s.overhead(g, costNs, what, f.sec)
 		}
 	}
