@@ -283,6 +283,40 @@ func measureChunkMigrate(ctx context.Context, chunkNs float64) (float64, error) 
 	return max(robust.Median(xs)-chunkNs, 0), nil
 }
 
+// LineMoveNs measures once, in a few milliseconds, what
+// measureLockMigrate measures for LockMigrateNs: what a lock costs
+// beyond an uncontended one when it and the data it guards were last
+// used on another core. Some machines (cloud VMs) move cache lines
+// between their cores faster at some times than at others, and validate
+// measures it beside its real runs to say which the runs met. It needs
+// GOMAXPROCS of two or more and returns 0 below that.
+func LineMoveNs() float64 {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return 0
+	}
+	return lockMigrateOnce(migrateIters / 4)
+}
+
+// MeasureLineCosts measures the two overheads that follow what a cache
+// line's move between cores costs, as MeasureOverheads does:
+// LockMigrateNs (the median of three rounds) and ChunkMigrateNs (beyond
+// chunkNs, a ChunkNs measured before), in a few tens of milliseconds.
+// validate measures them beside a sample's real runs where a machine
+// moves cache lines faster at some times than at others. With GOMAXPROCS
+// below two both are 0.
+func MeasureLineCosts(ctx context.Context, chunkNs float64) (lockMigrateNs, chunkMigrateNs float64, err error) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return 0, 0, nil
+	}
+	if lockMigrateNs, err = measureLockMigrate(ctx); err != nil {
+		return 0, 0, fmt.Errorf("measuring lock migration: %w", err)
+	}
+	if chunkMigrateNs, err = measureChunkMigrate(ctx, chunkNs); err != nil {
+		return 0, 0, fmt.Errorf("measuring chunk migration: %w", err)
+	}
+	return lockMigrateNs, chunkMigrateNs, nil
+}
+
 // migrateIters is how many turns each of the two goroutines of a lock
 // migration round takes.
 const migrateIters = 10_000

@@ -115,6 +115,17 @@ type Program struct {
 	// loops (inner-loop parallelism).
 	Outer  []Outer
 	Nested bool
+	// sums are the totals the critical sections of lock1 and lock2 add
+	// into, each on a cache line of its own, as the data a lock guards
+	// is: the critical section moves the lock's line and its data's.
+	sums [2]guarded
+}
+
+// guarded is a total on a cache line of its own.
+type guarded struct {
+	_ [64]byte
+	n int64
+	_ [56]byte
 }
 
 // Work returns the program's total work in nanoseconds.
@@ -458,13 +469,13 @@ func (g gen) test2() ([]Outer, bool, string) {
 // critical section a lock.
 func (p *Program) Serial() {
 	if p.Loop != nil {
-		serialLoop(p.Loop)
+		serialLoop(p.Loop, &p.sums)
 		return
 	}
 	outer := func(o Outer) {
 		spin.For(o.A)
 		if o.Inner != nil {
-			serialLoop(o.Inner)
+			serialLoop(o.Inner, &p.sums)
 		}
 		spin.For(o.B)
 	}
@@ -481,7 +492,7 @@ func (p *Program) Serial() {
 	annotate.SecEnd(false)
 }
 
-func serialLoop(l *Loop) {
+func serialLoop(l *Loop, sums *[2]guarded) {
 	annotate.SecBegin("test1")
 	for _, it := range l.Iters {
 		annotate.Task("iter", func() {
@@ -489,12 +500,14 @@ func serialLoop(l *Loop) {
 			if it.L1 > 0 {
 				annotate.LockBegin(lock1)
 				spin.For(it.L1)
+				sums[0].n++
 				annotate.LockEnd(lock1)
 			}
 			spin.For(it.D2)
 			if it.L2 > 0 {
 				annotate.LockBegin(lock2)
 				spin.For(it.L2)
+				sums[1].n++
 				annotate.LockEnd(lock2)
 			}
 			spin.For(it.D3)
@@ -509,14 +522,14 @@ func serialLoop(l *Loop) {
 func (p *Program) Parallel(threads int, s par.Schedule) {
 	var mu [2]sync.Mutex
 	if p.Loop != nil {
-		parallelLoop(p.Loop, threads, s, &mu)
+		parallelLoop(p.Loop, threads, s, &mu, &p.sums)
 		return
 	}
 	outer := func(k int) {
 		o := p.Outer[k]
 		spin.For(o.A)
 		if o.Inner != nil {
-			parallelLoop(o.Inner, threads, s, &mu)
+			parallelLoop(o.Inner, threads, s, &mu, &p.sums)
 		}
 		spin.For(o.B)
 	}
@@ -529,19 +542,21 @@ func (p *Program) Parallel(threads int, s par.Schedule) {
 	}
 }
 
-func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]sync.Mutex) {
+func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]sync.Mutex, sums *[2]guarded) {
 	par.For(len(l.Iters), threads, s, func(i int) {
 		it := l.Iters[i]
 		spin.For(it.D1)
 		if it.L1 > 0 {
 			mu[0].Lock()
 			spin.For(it.L1)
+			sums[0].n++
 			mu[0].Unlock()
 		}
 		spin.For(it.D2)
 		if it.L2 > 0 {
 			mu[1].Lock()
 			spin.For(it.L2)
+			sums[1].n++
 			mu[1].Unlock()
 		}
 		spin.For(it.D3)

@@ -288,3 +288,33 @@ func TestGenerateFine(t *testing.T) {
 		t.Errorf("%d of 40 samples take a lock, want about half", locked)
 	}
 }
+
+// TestCriticalSectionsAddUp checks that the serial and the parallel
+// version of a sample each add once into the guarded totals per
+// critical section: under the real mutex, no increment is lost.
+func TestCriticalSectionsAddUp(t *testing.T) {
+	for _, test := range []string{Test1, Fine} {
+		for i := 0; i < 12; i++ {
+			p, err := Generate(test, SampleSeed(5, test, i), 0.05)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want [2]int64
+			for _, it := range p.Loop.Iters {
+				if it.L1 > 0 {
+					want[0]++
+				}
+				if it.L2 > 0 {
+					want[1]++
+				}
+			}
+			p.Serial()
+			p.Parallel(2, par.Schedule{Policy: par.Dynamic, Chunk: 1})
+			for k := range want {
+				if got := p.sums[k].n; got != 2*want[k] {
+					t.Errorf("%s sample %d, lock %d: total %d, want %d (twice %d critical sections)", test, i, k+1, got, 2*want[k], want[k])
+				}
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
@@ -172,6 +173,13 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	rs, err := m.rounds(ctx, sub, tr, keys, opt)
 	if err != nil {
 		return nil, err
+	}
+	if m.cfg.LinesNow {
+		lockNs, chunkNs, err := calibrate.MeasureLineCosts(ctx, opt.Overheads.ChunkNs)
+		if err != nil {
+			return nil, err
+		}
+		opt.Overheads.LockMigrateNs, opt.Overheads.ChunkMigrateNs = lockNs, chunkNs
 	}
 	if sub.probes != nil && sub.test == Examples {
 		// The rounds pooled more probe runs into tr.

@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"github.com/parallel-prophet/prophet/calibrate"
 	"runtime"
 	"slices"
 
@@ -40,8 +41,11 @@ type replayKey struct {
 // them fall into the slow mode together.
 type roundSet struct {
 	serial, serialCPU []float64
-	par, parCPU       map[key][]float64
-	replays           map[replayKey][]float64
+	// line holds each round's calibrate.LineMoveNs (none with one
+	// core).
+	line        []float64
+	par, parCPU map[key][]float64
+	replays     map[replayKey][]float64
 	// replayErr holds the error of a key an emulator could not
 	// predict; it is not asked again.
 	replayErr map[replayKey]error
@@ -49,15 +53,18 @@ type roundSet struct {
 
 // round is one round's times before it is kept.
 type round struct {
-	serial, serialCPU float64
-	par, parCPU       map[key]float64
-	replays           map[replayKey]float64
+	serial, serialCPU, line float64
+	par, parCPU             map[key]float64
+	replays                 map[replayKey]float64
 }
 
 // keep adds rd to the kept rounds.
 func (rs *roundSet) keep(rd round, keys []key) {
 	rs.serial = append(rs.serial, rd.serial)
 	rs.serialCPU = append(rs.serialCPU, rd.serialCPU)
+	if rd.line > 0 {
+		rs.line = append(rs.line, rd.line)
+	}
 	for _, k := range keys {
 		rs.par[k] = append(rs.par[k], rd.par[k])
 		rs.parCPU[k] = append(rs.parCPU[k], rd.parCPU[k])
@@ -157,6 +164,9 @@ func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Opt
 		}
 	}
 	runtime.GOMAXPROCS(procs)
+	// The cost of a cache line's move right after the parallel runs,
+	// as the machine moved them for those runs.
+	rd.line = calibrate.LineMoveNs()
 	if sub.probes != nil {
 		if err := m.probe(sub, tr); err != nil {
 			return rd, err

@@ -98,6 +98,10 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 		}
 		pm := stat(rs.par[k])
 		real := serialMed / pm
+		lineNs := 0.0
+		if len(rs.line) > 0 {
+			lineNs = robust.Median(rs.line)
+		}
 		cpuInfl := cpuRatio(rs.parCPU[k], rs.serialCPU)
 		low, high := roundRange(rs.serial, rs.par[k])
 		if note := superlinearNote(sub, k.s, k.t, real, cpuInfl); note != "" {
@@ -132,6 +136,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(rs.par[k]), Rounds: len(rs.serial),
 				RealLow: low, RealHigh: high,
 				CPUInflation: cpuInfl, Beta: beta, BetaSource: source,
+				LineNs: lineNs,
 			})
 		}
 	}

@@ -75,6 +75,14 @@ type Config struct {
 	// which the cores are busy is taken again (at most Repeats times
 	// per measurement). Zero does not wait or check.
 	QuietWait time.Duration
+	// LinesNow has ff charge, for each sample, the cache-line costs
+	// (Overheads.LockMigrateNs and ChunkMigrateNs) measured right after
+	// its rounds of real runs (calibrate.MeasureLineCosts) instead of
+	// the machine profile's: on a machine that moves cache lines at
+	// different speeds at different times (cloud VMs), the comparison
+	// then tests the model against the machine the runs met. Row.LineNs
+	// is measured either way.
+	LinesNow bool
 	// Examples validates the real kernels of package kernels
 	// instead of generated samples.
 	Examples bool
@@ -154,6 +162,12 @@ type Row struct {
 	// memmodel.SourceProbe; empty: none).
 	Beta       float64 `json:"beta,omitempty"`
 	BetaSource string  `json:"beta_source,omitempty"`
+	// LineNs is what a lock cost beyond an uncontended one when it and
+	// its data were last used on another core (calibrate.LineMoveNs,
+	// the machine profile's LockMigrateNs measured once), measured after
+	// each round's parallel runs: the median over the rounds; 0 where
+	// not measured (one core).
+	LineNs float64 `json:"line_ns,omitempty"`
 }
 
 // Summary aggregates the rows of one test, emulator, schedule and thread
@@ -387,8 +401,35 @@ func (m *measurer) finish(rep *Report) {
 		// someone else's work.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, rep.Cores))
 	}
+	if note := lineNote(rep.Rows, cfg.Machine.Overheads.LockMigrateNs); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	rep.Summary = Summarize(rep.Rows)
 	rep.ElapsedNs = int64(time.Since(m.start))
+}
+
+// lineNote says, where the cache-line moves measured beside the real
+// runs (Row.LineNs) differ from the machine profile's LockMigrateNs
+// (profileNs) by a factor of three and 50 ns or more at the median,
+// that the machine moved cache lines at another speed than when it was
+// calibrated, which ff's costs of locks and dynamic chunks follow;
+// otherwise it returns "".
+func lineNote(rows []Row, profileNs float64) string {
+	var xs []float64
+	for _, r := range rows {
+		if r.LineNs > 0 {
+			xs = append(xs, r.LineNs)
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	med := robust.Median(xs)
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if math.Abs(med-profileNs) < 50 || (med < 3*profileNs && profileNs < 3*med) {
+		return ""
+	}
+	return fmt.Sprintf("cache lines moved between cores in %.0f ns beside the real runs (median; %.0f to %.0f), where the machine profile measured %.0f ns (lock_migrate_ns): this machine moved them at another speed than when it was calibrated, and ff charged dynamic chunks and short critical sections at the profile's; calibrate again in the state the programs run in, or see docs/measurements.md", med, lo, hi, profileNs)
 }
 
 // DefaultTolerance is the compression tolerance of validation's

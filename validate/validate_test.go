@@ -330,3 +330,33 @@ func TestSuperlinearNote(t *testing.T) {
 		}
 	}
 }
+
+// TestLineNote checks when validation says that cache lines moved at
+// another speed beside the real runs than in the machine profile.
+func TestLineNote(t *testing.T) {
+	rows := func(ns ...float64) []Row {
+		var out []Row
+		for _, x := range ns {
+			out = append(out, Row{LineNs: x})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name    string
+		rows    []Row
+		profile float64
+		want    bool
+	}{
+		{"none measured", rows(0, 0), 13, false},
+		{"same mode", rows(12, 14, 15), 13, false},
+		{"slow beside the runs", rows(240, 245, 14), 13, true},
+		{"fast beside the runs", rows(12, 14, 250), 243, true},
+		{"three times but under 50 ns apart", rows(40, 41, 42), 12, false},
+		{"50 ns apart but under three times", rows(150, 152), 90, false},
+	} {
+		got := lineNote(c.rows, c.profile)
+		if (got != "") != c.want {
+			t.Errorf("%s: lineNote = %q, want a note: %v", c.name, got, c.want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ of it (runs in two modes, such as a lock convoy or not, or a disturbed
 stretch), it takes more rounds, up to --max-repeats.
 
 The goroutine overheads ff charges come from --machine, else from the saved
-machine profile; with none saved, this machine is measured first (about 7
+machine profile; with none saved, this machine is measured first (about 4
 seconds, once) and the profile saved for later runs, as every command that
 predicts does, since defaults measured elsewhere misjudge lock hand-offs
 and core wake-ups; --calibrate=false (or --machine builtin) uses the
@@ -46,7 +46,14 @@ built-in defaults instead.
 
 While the real runs are timed, validate watches how much of the cores
 other programs use; where they kept a quarter of a core or more busy on
-average, a note says the comparison was disturbed.`,
+average, a note says the comparison was disturbed.
+
+After each round of real runs it also measures what a cache line's move
+between two cores costs (the "line ns" column), and a note says when the
+runs met a machine that moved them at another speed than the machine
+profile records (some cloud VMs switch between a fast and a slow mode
+over minutes). --lines-now has ff charge the costs measured there
+instead of the profile's.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -67,6 +74,7 @@ average, a note says the comparison was disturbed.`,
 		tol := fs.Float64("tolerance", validate.DefaultTolerance, "compression tolerance of the recordings (relative; negative: exact lengths)")
 		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
+		linesNow := fs.Bool("lines-now", false, "have ff charge the cache-line costs (lock_migrate_ns, chunk_migrate_ns) measured right after each sample's real runs instead of the machine profile's: for machines (cloud VMs) that move cache lines at different speeds at different times")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
 		rows := fs.Bool("rows", false, "with --format table: also list every sample's row")
 		probe := fs.String("memory-probe", "auto", "with --examples: probe each kernel's memory behaviour beside bandwidth bandits (auto: where there are no hardware counters; on; off)")
@@ -122,7 +130,7 @@ average, a note says the comparison was disturbed.`,
 		rep, err := validate.Run(ctx, validate.Config{
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, MaxRepeats: *maxRepeats, Examples: *examples, Scale: *scale,
-			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol,
+			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol, LinesNow: *linesNow,
 			Kernels: splitList(*kernelList), MemoryProbe: probeMode,
 		})
 		if err != nil {
