@@ -115,6 +115,14 @@ func BenchmarkSpawnFeed(b *testing.B) {
 	benchSection(b, sec, 2, "spawn", machine.Overheads{SpawnNs: 100})
 }
 
+// BenchmarkSpawnCycles emulates 10^6 spawned tasks of 362 ns on 4
+// threads with a spawn that costs more than a task and a wake-up that
+// costs much more (the spawn cycles of spawnCycle).
+func BenchmarkSpawnCycles(b *testing.B) {
+	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(362))))
+	benchSection(b, sec, 4, "spawn", machine.Overheads{SpawnNs: 610, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000})
+}
+
 // BenchmarkNested emulates a recursive quicksort-like tree.
 func BenchmarkNested(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))

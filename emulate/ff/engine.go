@@ -32,8 +32,9 @@ import (
 //   - mutex.go: the sync.Mutex model: acquire, hold, release, hand-off,
 //     barging, starvation and the charges of waking waiters.
 //   - noise.go: the machine's noise and the hand-off latency draws.
-//   - walk.go, batch.go, lockstep.go: the shortcuts (closed forms) that
-//     take many steps at once with exactly the step-by-step result.
+//   - walk.go, batch.go, lockstep.go, cycle.go: the shortcuts (closed
+//     forms) that take many steps at once with exactly the step-by-step
+//     result.
 //   - grid.go: the time grid that makes the closed forms exact.
 //   - spans.go: timeline spans.
 
@@ -139,6 +140,14 @@ type state struct {
 	// aheadUntil is when a spawner that queued its spawns ahead of the
 	// next event (spawnAhead) comes back.
 	aheadUntil float64
+	// cycleAt is spawnCycle's last checkpoint, cycleBy what the cycle
+	// before it moved, and cycles how many checkpoints of the same
+	// spawner and run in a row it has seen (0: none).
+	cycleAt spawnCheck
+	cycleBy cycleDelta
+	cycles  int
+	// cycleSpawns counts the spawns spawnCycle added at once, for tests.
+	cycleSpawns int64
 	// infoFree holds section infos to reuse.
 	infoFree []*secInfo
 	// stepwise turns off every shortcut (walk, batch, lockstep): the

@@ -238,3 +238,56 @@ func TestCloneSweep(t *testing.T) {
 		t.Error("an emulator recording a timeline was cloned")
 	}
 }
+
+// TestSpawnCycles checks the spawn-cycle shortcut (spawnCycle) against
+// the step-by-step emulation where it takes effect: a spawner slower
+// than the tasks it spawns but faster than a core wakes, on 3, 4 and 8
+// threads, in one run of identical tasks and in runs of the same task
+// split by serial code, as recorded loops are. Every result must agree
+// bit for bit, and the shortcut must have added spawns at once.
+func TestSpawnCycles(t *testing.T) {
+	split := []*tree.Node{}
+	for i := 0; i < 6; i++ {
+		split = append(split, tree.Run(int64(700+97*i), tree.Task("t", tree.U(362))), tree.U(int64(5000+i)))
+	}
+	secs := map[string]*tree.Node{
+		"one run":   tree.Sec("loop", tree.Run(20000, tree.Task("t", tree.U(362)))),
+		"six runs":  tree.Sec("loop", split...),
+		"two tasks": tree.Sec("loop", tree.Run(5000, tree.Task("t", tree.U(362))), tree.Run(5000, tree.Task("u", tree.U(200)))),
+	}
+	ovs := []machine.Overheads{
+		{SpawnNs: 610, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
+		{SpawnNs: 610.37, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119},
+		{SpawnNs: 400, WakeP50Ns: 3000, WakeP90Ns: 9000, RunnextNs: 2000, NoiseHz: 500, NoiseP50Ns: 15000, NoiseP90Ns: 30000},
+	}
+	for name, sec := range secs {
+		p := mustCompile(t, sec)
+		for _, threads := range []int{3, 4, 8} {
+			for oi, ov := range ovs {
+				fast, slow := New(), New()
+				slow.stepwise = true
+				ch := fast.charges(ov)
+				var jumped int64
+				for _, lat := range ch.lat {
+					s := &state{}
+					a, err := emulateOnce(s, p, threads, rule(t, "spawn"), 1, ch.ov, lat, nil, 0, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					jumped += s.cycleSpawns
+					ss := &state{stepwise: true}
+					b, err := emulateOnce(ss, p, threads, rule(t, "spawn"), 1, ch.ov, lat, nil, 0, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if a != b {
+						t.Fatalf("%s at %d threads, overheads %d, wake %v:\nshortcuts %+v\nstepwise  %+v", name, threads, oi, lat, a, b)
+					}
+				}
+				if name == "one run" && jumped == 0 {
+					t.Errorf("%s at %d threads, overheads %d: no spawn cycle was taken at once", name, threads, oi)
+				}
+			}
+		}
+	}
+}

@@ -144,7 +144,7 @@ type team struct {
 	// another core moves (ChunkMigrateNs).
 	fetchedOn int32
 	cur       cursor
-	sec     *cnode
+	sec       *cnode
 }
 
 func (s *state) newG() *gor {

@@ -128,6 +128,7 @@ func (s *state) stepSpawn(g *gor, f *frame) step {
 			if !s.pay(g, f, &s.nSpawn, s.spawnNs, "spawn") {
 				return stYield
 			}
+			s.spawnCycle(g, f, run, c.count(), tm)
 			tm.spawned++
 			f.rep++
 			last := f.rep >= c.count()
