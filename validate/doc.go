@@ -6,9 +6,16 @@
 // critical sections, high lock contention possible; Test2, figure 10:
 // Test1 inside an outer loop, as frequent inner-loop parallelism or as
 // nested parallelism). A sample is a Program: a complete, seeded
-// description with two executable forms, the annotated serial version
-// (Serial) and the real parallel version built on package par with real
-// mutexes (Parallel), which do the same work as spin delays.
+// description with three executable forms, the annotated serial version
+// (Serial), the same without its annotations (SerialPlain) and the real
+// parallel version built on package par with real mutexes (Parallel),
+// which do the same work as spin delays. The real speedups of generated
+// samples are over SerialPlain: the recording leaves the annotation
+// calls out of the task lengths the emulators replay, and the parallel
+// version has none, so the annotated version's calls (a few to tens of
+// nanoseconds a task) would make fine-grained loops look faster in
+// parallel than the work they do. The kernels' real speedups are over
+// their annotated serial version (they have no other).
 //
 // Run records each sample's serial version three times with
 // annotate.RecordWith, pooling the recordings (profiler.Repeat: every

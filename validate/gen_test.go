@@ -289,18 +289,28 @@ func TestGenerateFine(t *testing.T) {
 	}
 }
 
-// TestCriticalSectionsAddUp checks that the serial and the parallel
-// version of a sample each add once into the guarded totals per
-// critical section: under the real mutex, no increment is lost.
+// TestCriticalSectionsAddUp checks that the serial version of a sample,
+// the same without annotations and the parallel version each add once
+// into the guarded totals per critical section: under the real mutex,
+// no increment is lost.
 func TestCriticalSectionsAddUp(t *testing.T) {
-	for _, test := range []string{Test1, Fine} {
+	for _, test := range []string{Test1, Test2, Fine} {
 		for i := 0; i < 12; i++ {
 			p, err := Generate(test, SampleSeed(5, test, i), 0.05)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var want [2]int64
-			for _, it := range p.Loop.Iters {
+			var iters []Iter
+			if p.Loop != nil {
+				iters = p.Loop.Iters
+			}
+			for _, o := range p.Outer {
+				if o.Inner != nil {
+					iters = append(iters, o.Inner.Iters...)
+				}
+			}
+			for _, it := range iters {
 				if it.L1 > 0 {
 					want[0]++
 				}
@@ -309,10 +319,11 @@ func TestCriticalSectionsAddUp(t *testing.T) {
 				}
 			}
 			p.Serial()
+			p.SerialPlain()
 			p.Parallel(2, par.Schedule{Policy: par.Dynamic, Chunk: 1})
 			for k := range want {
-				if got := p.sums[k].n; got != 2*want[k] {
-					t.Errorf("%s sample %d, lock %d: total %d, want %d (twice %d critical sections)", test, i, k+1, got, 2*want[k], want[k])
+				if got := p.sums[k].n; got != 3*want[k] {
+					t.Errorf("%s sample %d, lock %d: total %d, want %d (three times %d critical sections)", test, i, k+1, got, 3*want[k], want[k])
 				}
 			}
 		}

@@ -146,7 +146,8 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 	return rs, nil
 }
 
-// round takes one round: the serial run on procs threads, the parallel
+// round takes one round: the serial run on procs threads (sub.plain
+// where it has one), the parallel
 // run of every key (runtime.GOMAXPROCS set to its thread count), a
 // memory probe run where sub is probed (its burden factors, pooled over
 // the probe runs so far, then go to the replays), then every measuring
@@ -155,7 +156,11 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Options, procs int, replayErr map[replayKey]error) (round, error) {
 	runtime.GOMAXPROCS(procs)
 	rd := round{par: make(map[key]float64, len(keys)), parCPU: make(map[key]float64, len(keys)), replays: map[replayKey]float64{}}
-	rd.serial, rd.serialCPU = timed(procs, sub.reset, sub.serial)
+	base := sub.serial
+	if sub.plain != nil {
+		base = sub.plain
+	}
+	rd.serial, rd.serialCPU = timed(procs, sub.reset, base)
 	for _, k := range keys {
 		runtime.GOMAXPROCS(k.t)
 		rd.par[k], rd.parCPU[k] = timed(k.t, sub.reset, func() { sub.parallel(k.t, k.s) })

@@ -18,9 +18,13 @@ type subject struct {
 	seed               uint64
 	reset              func()
 	serial             func()
-	parallel           func(threads int, s par.Schedule)
-	check              func() error
-	schedules          []par.Schedule
+	// plain, when not nil, is serial without its annotations, the
+	// baseline of the real speedups (see Program.SerialPlain); serial
+	// is the baseline otherwise.
+	plain     func()
+	parallel  func(threads int, s par.Schedule)
+	check     func() error
+	schedules []par.Schedule
 	// open, when not nil, fills in the rest just before measuring.
 	open func(s *subject) error
 	// probes, when not nil, holds the memory probe runs of an example
@@ -66,7 +70,7 @@ func (c Config) subjects() ([]subject, error) {
 			}
 			out = append(out, subject{
 				test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
-				reset: func() {}, serial: p.Serial, parallel: p.Parallel, check: func() error { return nil },
+				reset: func() {}, serial: p.Serial, plain: p.SerialPlain, parallel: p.Parallel, check: func() error { return nil },
 				schedules: c.Schedules,
 			})
 		}

@@ -126,7 +126,9 @@ type Row struct {
 	// Error is |Predicted − Real| / Real.
 	Error float64 `json:"error"`
 	// SerialNs and ParallelNs are the medians (or, with
-	// Config.Fastest, the minimums) of the real runs.
+	// Config.Fastest, the minimums) of the real runs; the serial run of
+	// a generated sample is its version without annotations (see the
+	// package documentation).
 	SerialNs   float64 `json:"serial_ns"`
 	ParallelNs float64 `json:"parallel_ns"`
 	// RecordedNs is the work the profiler recorded for the serial run
