@@ -64,6 +64,10 @@ type recorder struct {
 	inFn   bool       // recording belongs to Record, not to Start
 	envErr error      // a failure to start from the environment, reported by Stop
 	errTo  string     // EnvErrors' file, when recording started from the environment
+	// repeat and repeatTo are the pool of a recording started with
+	// EnvRepeat and where Stop writes it back.
+	repeat   *profiler.Repeat
+	repeatTo string
 
 	// probe is the memory probe of a probe run (EnvProbe or Probe),
 	// which sees the top-level sections when nothing records.
@@ -100,6 +104,12 @@ func startFromEnv(getenv func(string) string) error {
 	// owns the recording.
 	opt := profiler.Options{Adopt: true, Program: getenv(EnvProgram)}
 	err := envTolerance(getenv(EnvTolerance), &opt)
+	var rp *profiler.Repeat
+	repeatTo := getenv(EnvRepeat)
+	if err == nil && repeatTo != "" {
+		rp, err = loadRepeat(repeatTo)
+		opt.Repeat = rp
+	}
 	if err == nil {
 		if err = StartWith(path, opt); err != nil {
 			err = fmt.Errorf("%s=%s: %w", EnvVar, path, err)
@@ -109,6 +119,8 @@ func startFromEnv(getenv func(string) string) error {
 	rec.errTo = getenv(EnvErrors)
 	if err != nil {
 		rec.envErr = err
+	} else if rp != nil {
+		rec.repeat, rec.repeatTo = rp, repeatTo
 	}
 	rec.mu.Unlock()
 	return err
@@ -327,7 +339,14 @@ func stop() error {
 	if err != nil {
 		return err
 	}
-	return writeTree(rec.path, t)
+	if err := writeTree(rec.path, t); err != nil {
+		return err
+	}
+	if rp, to := rec.repeat, rec.repeatTo; rp != nil {
+		rec.repeat, rec.repeatTo = nil, ""
+		return saveRepeat(to, rp)
+	}
+	return nil
 }
 
 // Record records fn in-process and returns its program tree without

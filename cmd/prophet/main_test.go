@@ -322,6 +322,18 @@ func TestRunPrograms(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--memory-probe") {
 		t.Errorf("run --memory-probe sometimes: status %d, stderr %q; want 2 and the flag named", code, stderr)
 	}
+	// Three recordings pooled into one profile.
+	pooled := filepath.Join(dir, "pooled.ppt")
+	code, _, stderr = prophet("run", "-o", pooled, "--repeat", "3", "--memory-probe", "off", "--", good)
+	if pt, err := tree.ReadFile(pooled); code != 0 || err != nil || !strings.Contains(stderr, "pooled 3 recordings") || pt.Totals().Tasks != 8 {
+		t.Errorf("run --repeat 3: status %d, err %v, stderr %q", code, err, stderr)
+	}
+	for _, bad := range []string{"0", "21", "x"} {
+		code, _, stderr = prophet("run", "-o", pooled, "--repeat", bad, "--", good)
+		if code != 2 || !strings.Contains(stderr, "repeat") {
+			t.Errorf("run --repeat %s: status %d, stderr %q; want 2 and the flag named", bad, code, stderr)
+		}
+	}
 	// The tasks spin 100, 200, ..., 800 µs: none merge at the default
 	// 5%, but from 400 µs on they do at 50%.
 	coarse := filepath.Join(dir, "coarse.ppt")

@@ -20,7 +20,7 @@ import (
 func runCommand() *command {
 	c := &command{
 		name:    "run",
-		args:    "[-o FILE] [--tolerance X] [--memory-probe auto|on|off] -- PROGRAM [ARGS...]",
+		args:    "[-o FILE] [--tolerance X] [--repeat N] [--memory-probe auto|on|off] -- PROGRAM [ARGS...]",
 		summary: "profile an annotated program and write its program tree",
 		long: `Runs PROGRAM with recording switched on (the PROPHET_PROFILE environment
 variable) and writes the program tree it records to FILE. PROGRAM must be
@@ -33,6 +33,17 @@ tasks contend for a lock, the phase between threads decides who waits, and
 a finer tolerance (--tolerance 0.005; negative: exact lengths) predicts
 contention better, for a larger profile (the PROPHET_TOLERANCE environment
 variable).
+
+A recording measures wall time, so a timer interrupt or a garbage
+collection that strikes a task while it runs is recorded as that task's
+work; a parallel loop meets such hiccups on whichever thread runs when they
+come, and a static schedule that gets the struck tasks in one block is
+predicted slower than it runs. --repeat N records PROGRAM N times (the
+later runs' output not shown) and pools the recordings (the
+PROPHET_REPEAT environment variable): every interval at the shortest any
+recording took, which leaves such hiccups out and lets runs of identical
+tasks compress further. The program must do the same work each time;
+where a recording differs from the first, pooling stops there.
 
 The memory probe (--memory-probe) runs PROGRAM a second time, serially,
 with bandwidth bandits streaming on the other cores beside some runs of
@@ -54,8 +65,12 @@ Examples:
 		out := fs.StringP("output", "o", "prophet.ppt", "where to write the profile")
 		tol := fs.Float64("tolerance", tree.DefaultTolerance, "compression tolerance of the recording (relative; negative: exact lengths)")
 		probe := fs.String("memory-probe", "auto", "run the program again beside bandwidth bandits for the memory model: auto (where there are no counters), on or off")
+		repeat := fs.Int("repeat", 1, "record the program this many times (1 to 20) and pool the recordings: every interval at the shortest any of them took")
 		if err := parse(fs, args); err != nil {
 			return err
+		}
+		if *repeat < 1 || *repeat > maxRepeat {
+			return usagef("--repeat %d: want 1 to %d recordings", *repeat, maxRepeat)
 		}
 		mode, err := memmodel.ParseMode(*probe)
 		if err != nil {
@@ -77,7 +92,7 @@ Examples:
 		if err := checkOutputs([]string{*out}, fs.Arg(0)); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
-		return runProgram(e, *out, fs.Args(), mode, env...)
+		return runProgram(e, *out, fs.Args(), mode, *repeat, env...)
 	}
 	return c
 }
@@ -97,7 +112,7 @@ func (e *exitStatus) Error() string { return e.msg }
 // valid one, whatever its exit status. prophet exits with the program's
 // status (128+n for a signal n); SIGINT and SIGTERM sent to prophet go
 // on to the program, and prophet removes its temporary files after it.
-func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...string) error {
+func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat int, env ...string) error {
 	dir := filepath.Dir(out)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("run: cannot write %s: directory %s does not exist", out, dir)
@@ -107,6 +122,15 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 		return fmt.Errorf("run: cannot write %s: %w", out, err)
 	}
 	defer cleanup()
+	if repeat > 1 {
+		pool, _, poolCleanup, err := childFiles(dir, "pool", ".rep")
+		if err != nil {
+			return fmt.Errorf("run: cannot write %s: %w", out, err)
+		}
+		defer poolCleanup()
+		env = append(env, annotate.EnvRepeat+"="+pool)
+		fmt.Fprintf(e.stderr, "prophet: recording 1 of %d\n", repeat)
+	}
 
 	abs, err := filepath.Abs(tmpName)
 	if err != nil {
@@ -149,6 +173,11 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, env ...s
 	}
 	if err != nil {
 		return withStatus(status, fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err))
+	}
+	if status == 0 && sig == nil && repeat > 1 {
+		if t, err = poolRecordings(e, argv, env, abs, repeat, t); err != nil {
+			return err
+		}
 	}
 	if status == 0 && sig == nil && wantProbe(probe, t) {
 		if err := probeProgram(e, argv, env, abs, t, plainWall); err != nil {

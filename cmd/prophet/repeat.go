@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/profiler"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// maxRepeat is the most recordings prophet run --repeat pools.
+const maxRepeat = 20
+
+// poolRecordings runs argv n−1 more times after its first recording
+// (whose profile, t, is at profile), each recording pooled with the ones
+// before through the pool file that env's annotate.EnvRepeat names, and
+// returns the profile of the last recording that pooled: every interval
+// at the shortest any recording took, which leaves out the interrupts and
+// collections that struck one recording's tasks and not the others'.
+// The later runs' output is not shown (the first run's was). A run that
+// fails, or that did other work than the first (a mismatch), ends the
+// pooling with a note, keeping the recordings before it.
+func poolRecordings(e *env, argv, env []string, profile string, n int, t *tree.Tree) (*tree.Tree, error) {
+	var poolPath string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, annotate.EnvRepeat+"="); ok {
+			poolPath = v
+		}
+	}
+	if _, err := os.Stat(poolPath); err != nil {
+		fmt.Fprintf(e.stderr, "prophet: %s wrote no pool of its recording (%s): built with an annotate package older than prophet's? One recording kept\n", filepath.Base(argv[0]), annotate.EnvRepeat)
+		return t, nil
+	}
+	pooled := 1
+	stop := func(format string, args ...any) (*tree.Tree, error) {
+		fmt.Fprintf(e.stderr, "prophet: recording %d of %d %s; the profile pools the %d before it\n", pooled+1, n, fmt.Sprintf(format, args...), pooled)
+		return t, nil
+	}
+	for i := 2; i <= n; i++ {
+		fmt.Fprintf(e.stderr, "prophet: recording %d of %d (its output not shown)\n", i, n)
+		tmp, errName, cleanup, err := childFiles(filepath.Dir(profile), "repeat", ".ppt")
+		if err != nil {
+			return nil, fmt.Errorf("run: recording %d: %w", i, err)
+		}
+		abs, err := filepath.Abs(tmp)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(),
+			annotate.EnvVar+"="+abs,
+			annotate.EnvErrors+"="+errName,
+			annotate.EnvProgram+"="+strings.Join(argv, " "))
+		cmd.Env = append(cmd.Env, env...)
+		if err := cmd.Start(); err != nil {
+			cleanup()
+			return stop("could not be run (%v)", err)
+		}
+		got := forwardSignals(cmd.Process)
+		runErr := cmd.Wait()
+		if sig := got(); sig != nil {
+			cleanup()
+			return nil, &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
+		}
+		if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
+			cleanup()
+			return stop("failed: %s", strings.TrimSpace(string(msg)))
+		}
+		if runErr != nil {
+			cleanup()
+			_, how := childStatus(runErr)
+			return stop("%s", how)
+		}
+		if mismatch := poolMismatch(poolPath); mismatch != "" {
+			cleanup()
+			return stop("did other work than the first (%s), which pooling needs to be the same", mismatch)
+		}
+		next, err := tree.ReadFile(abs)
+		if err != nil {
+			cleanup()
+			return stop("wrote no readable profile (%v)", err)
+		}
+		if err := os.Rename(abs, profile); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("run: recording %d: %w", i, err)
+		}
+		cleanup()
+		t, pooled = next, i
+	}
+	fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
+	return t, nil
+}
+
+// poolMismatch returns why the last recording pooled through the file at
+// path did not pool with the first ("" when it did), or the error that
+// kept the file from being read.
+func poolMismatch(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	rp, err := profiler.ReadRepeat(f)
+	if err != nil {
+		return err.Error()
+	}
+	return rp.Mismatch()
+}

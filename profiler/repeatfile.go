@@ -1,0 +1,171 @@
+package profiler
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// repeatMagic opens a Repeat written by WriteTo; the byte after it is the
+// format's version.
+const (
+	repeatMagic   = "PPRP"
+	repeatVersion = 1
+	// maxRepeatEvents bounds what ReadRepeat accepts, so that a damaged
+	// file cannot make it allocate without limit (1<<32 events is 160
+	// GiB of Repeat, far beyond any recording).
+	maxRepeatEvents = 1 << 32
+)
+
+// WriteTo writes r as it stands after its recordings so far (the pooled
+// length of every interval, the recordings' count and why the last one
+// did not pool, if it did not), so that another process can go on
+// pooling with ReadRepeat: a program records once per run, and `prophet
+// run --repeat` runs it several times. It implements io.WriterTo.
+func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
+	names := map[string]uint64{}
+	var table []string
+	for _, e := range r.ev {
+		if _, ok := names[e.name]; !ok {
+			names[e.name] = uint64(len(table))
+			table = append(table, e.name)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	cw := &countWriter{w: bw}
+	b := append([]byte(repeatMagic), repeatVersion)
+	b = binary.AppendUvarint(b, uint64(r.runs))
+	b = appendString(b, r.off)
+	b = binary.AppendUvarint(b, uint64(len(table)))
+	for _, s := range table {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.ev)))
+	if _, err := cw.Write(b); err != nil {
+		return cw.n, err
+	}
+	for _, e := range r.ev {
+		b = append(b[:0], byte(e.op))
+		b = binary.AppendUvarint(b, names[e.name])
+		b = binary.AppendVarint(b, e.arg)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.ns))
+		if _, err := cw.Write(b); err != nil {
+			return cw.n, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, nil
+}
+
+// ReadRepeat reads a Repeat written by WriteTo.
+func ReadRepeat(rd io.Reader) (*Repeat, error) {
+	br := bufio.NewReader(rd)
+	head := make([]byte, len(repeatMagic)+1)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return nil, fmt.Errorf("reading pooled recordings: %w", noEOF(err))
+	}
+	if string(head[:len(repeatMagic)]) != repeatMagic {
+		return nil, errors.New("reading pooled recordings: not a file of pooled recordings")
+	}
+	if head[len(repeatMagic)] != repeatVersion {
+		return nil, fmt.Errorf("reading pooled recordings: version %d, this prophet reads version %d", head[len(repeatMagic)], repeatVersion)
+	}
+	var r Repeat
+	runs, err := binary.ReadUvarint(br)
+	if err != nil {
+		return nil, fmt.Errorf("reading pooled recordings: %w", noEOF(err))
+	}
+	if runs > math.MaxInt32 {
+		return nil, fmt.Errorf("reading pooled recordings: %d recordings", runs)
+	}
+	r.runs = int(runs)
+	if r.off, err = readString(br); err != nil {
+		return nil, err
+	}
+	nt, err := binary.ReadUvarint(br)
+	if err != nil || nt > maxRepeatEvents {
+		return nil, fmt.Errorf("reading pooled recordings: bad name count (%v)", noEOF(err))
+	}
+	var table []string
+	for range nt {
+		s, err := readString(br)
+		if err != nil {
+			return nil, err
+		}
+		table = append(table, s)
+	}
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > maxRepeatEvents {
+		return nil, fmt.Errorf("reading pooled recordings: bad event count (%v)", noEOF(err))
+	}
+	for i := uint64(0); i < n; i++ {
+		o, err := br.ReadByte()
+		if err != nil {
+			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
+		}
+		k, err := binary.ReadUvarint(br)
+		if err != nil || k >= uint64(len(table)) {
+			return nil, fmt.Errorf("reading pooled recordings: event %d: bad name (%v)", i+1, noEOF(err))
+		}
+		arg, err := binary.ReadVarint(br)
+		if err != nil {
+			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
+		}
+		var bits [8]byte
+		if _, err := io.ReadFull(br, bits[:]); err != nil {
+			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
+		}
+		ns := math.Float64frombits(binary.LittleEndian.Uint64(bits[:]))
+		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || ns < 0 || math.IsInf(ns, 0) {
+			return nil, fmt.Errorf("reading pooled recordings: event %d out of range", i+1)
+		}
+		r.ev = append(r.ev, repEvent{ns: ns, name: table[k], arg: arg, op: op(o)})
+	}
+	return &r, nil
+}
+
+// maxRepeatString bounds a name in a file of pooled recordings.
+const maxRepeatString = 1 << 20
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func readString(br *bufio.Reader) (string, error) {
+	n, err := binary.ReadUvarint(br)
+	if err != nil || n > maxRepeatString {
+		return "", fmt.Errorf("reading pooled recordings: bad string (%v)", noEOF(err))
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return "", fmt.Errorf("reading pooled recordings: %w", noEOF(err))
+	}
+	return string(b), nil
+}
+
+// noEOF turns an end of file in the middle of the data into
+// io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
