@@ -1,5 +1,10 @@
 package ff
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Spawn cycles: a spawner that spawns a run of identical pure tasks
 // faster than a core wakes, but slower than the woken cores run them,
 // drives the machine in cycles. Every core is idle and nothing is queued
@@ -68,8 +73,11 @@ func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 // compared so far, plus one.
 func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) {
 	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure || !s.gridBurden ||
-		s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 ||
-		len(s.gs)-len(s.free) != 1 || s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
+		s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
+		return
+	}
+	if s.onlyPeriods || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 || len(s.gs)-len(s.free) != 1 {
+		s.spawnPeriod(g, f, r, count, tm)
 		return
 	}
 	cur := spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, end: s.end, rep: f.rep,
@@ -97,7 +105,8 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 			s.now += kf * d.now
 			g.clock = s.now
 			s.busy += kf * d.busy
-			s.end += kf * d.end
+			// The last task ended a whole number of cycles later too.
+			s.end += kf * d.now
 			f.rep += k * d.rep
 			tm.spawned += int(k) * d.spawned
 			s.nSpawn += int(k) * d.nSpawn
@@ -108,4 +117,146 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 	}
 	s.cycleAt, s.cycleBy = cur, d
 	s.cycles++
+}
+
+// Periods: where the cores never all go idle (16 threads with cores in
+// runnext back-offs that overlap the cycles), the machine still comes
+// back to the same state at a spawn, relative to the current time: no
+// task running, the same tasks queued, the same wake-ups and back-offs
+// in flight, each as far from its end. spawnPeriod looks for that by
+// Brent's cycle detection over the states at the spawns of one run (a
+// state noted at each power of two of spawns, compared with each later
+// one), within a budget of spawns per run, and on a repeat adds as many
+// periods at once as the run has tasks for: every pending wake-up and
+// the clocks move by the same whole number of periods, on the grid.
+// (States with tasks running did not repeat in any loop tried, their
+// times having no short common period, and are left out.)
+
+// periodEv is a pending wake-up of a period state: when it comes,
+// relative to the state's time, and its kind (seq orders two at once as
+// the event loop does, and is cleared once they are sorted).
+type periodEv struct {
+	dt   float64
+	seq  uint64
+	kind evKind
+}
+
+// periodState is spawnPeriod's state at a spawn.
+type periodState struct {
+	ck     spawnCheck
+	evs    []periodEv
+	queued int
+	pinned bool
+	waking int
+	idle   int
+}
+
+// periodBudget is how many spawns of a run spawnPeriod looks for a
+// repeat in before it gives up on the run.
+const periodBudget = 4096
+
+// periodNote fills ps with the state at the current spawn of g (see
+// spawnCycle), reusing its event buffer, and reports whether the state
+// qualifies: nothing runs but the spawner, nothing but tasks of run r
+// waits, and nothing but wake-ups of cores pends.
+func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *team) bool {
+	if len(s.gs)-len(s.free) != 1 {
+		return false
+	}
+	evs := ps.evs[:0]
+	for i := 1; i < len(s.h); i++ {
+		ev := &s.h[i]
+		if ev.kind != evWake && ev.kind != evSteal {
+			return false
+		}
+		evs = append(evs, periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind})
+	}
+	q := &s.ready
+	for i := 0; i < q.entries.len(); i++ {
+		if e := q.at(i); e.g != nil || e.run != r {
+			return false
+		}
+	}
+	// In the order the event loop takes them.
+	slices.SortFunc(evs, func(a, b periodEv) int {
+		if c := cmp.Compare(a.dt, b.dt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	for i := range evs {
+		evs[i].seq = 0
+	}
+	ps.evs = evs
+	ps.queued, ps.waking, ps.idle = q.len(), s.waking, len(s.idle)
+	ps.pinned = q.entries.len() > 0 && s.pinned(q.at(q.entries.len()-1))
+	ps.ck = spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, end: s.end, rep: f.rep,
+		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
+		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
+	return true
+}
+
+// samePeriodState reports whether a and b are the same state at
+// different times.
+func samePeriodState(a, b *periodState) bool {
+	return a.queued == b.queued && a.pinned == b.pinned && a.waking == b.waking && a.idle == b.idle &&
+		!b.ck.delta(&a.ck).changed && slices.Equal(a.evs, b.evs)
+}
+
+// spawnPeriod runs where spawnCycle finds no checkpoint (see above).
+func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team) {
+	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure || !s.gridBurden ||
+		s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
+		return
+	}
+	saved := &s.periodAt
+	if s.periodRun != r || saved.ck.g != g || saved.ck.gen != g.gen {
+		s.periodRun, s.periodPower, s.periodLam, s.periodTries = r, 1, 0, 0
+		saved.ck.g = nil
+	}
+	if s.periodTries >= periodBudget {
+		return
+	}
+	s.periodTries++
+	cur := &s.periodCur
+	if !s.periodNote(cur, g, f, r, tm) {
+		return
+	}
+	if saved.ck.g == nil {
+		*saved, *cur = *cur, *saved
+		return
+	}
+	s.periodLam++
+	if samePeriodState(saved, cur) {
+		d := cur.ck.delta(&saved.ck)
+		k := int64(0)
+		if d.rep > 0 && d.now > 0 && isInt(d.now) && isInt(d.busy) {
+			k = (count - cur.ck.rep - d.rep - 1) / d.rep
+		}
+		if k >= 1 && s.now+float64(k)*d.now < maxExact && s.busy+float64(k)*d.busy < maxExact {
+			s.cycleSpawns += k * d.rep
+			by := float64(k) * d.now
+			for i := 1; i < len(s.h); i++ {
+				s.h[i].t += by
+			}
+			s.now += by
+			g.clock = s.now
+			s.busy += float64(k) * d.busy
+			// The last task ended a whole number of periods later too.
+			s.end += by
+			f.rep += k * d.rep
+			tm.spawned += int(k) * d.spawned
+			s.nSpawn += int(k) * d.nSpawn
+			s.wakes += int(k) * d.wakes
+		}
+		// Start over from here (the run's rest is shorter than a
+		// period, or the jump is done).
+		s.periodTries = periodBudget
+		return
+	}
+	if s.periodLam == s.periodPower {
+		*saved, *cur = *cur, *saved
+		s.periodPower *= 2
+		s.periodLam = 0
+	}
 }

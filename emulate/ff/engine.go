@@ -146,8 +146,18 @@ type state struct {
 	cycleAt spawnCheck
 	cycleBy cycleDelta
 	cycles  int
-	// cycleSpawns counts the spawns spawnCycle added at once, for tests.
+	// cycleSpawns counts the spawns spawnCycle and spawnPeriod added at
+	// once, for tests.
 	cycleSpawns int64
+	// periodAt is spawnPeriod's saved state and periodCur its scratch;
+	// periodRun the run they belong to, periodPower and periodLam
+	// Brent's power and steps since the saved state, periodTries the
+	// spawns looked at in the run.
+	periodAt, periodCur                 periodState
+	periodRun                           *taskRun
+	periodPower, periodLam, periodTries int
+	// onlyPeriods leaves spawn cycles to spawnPeriod alone, for tests.
+	onlyPeriods bool
 	// infoFree holds section infos to reuse.
 	infoFree []*secInfo
 	// stepwise turns off every shortcut (walk, batch, lockstep): the
@@ -196,7 +206,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
-		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise,
+		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods,
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.

@@ -239,12 +239,14 @@ func TestCloneSweep(t *testing.T) {
 	}
 }
 
-// TestSpawnCycles checks the spawn-cycle shortcut (spawnCycle) against
-// the step-by-step emulation where it takes effect: a spawner slower
-// than the tasks it spawns but faster than a core wakes, on 3, 4 and 8
-// threads, in one run of identical tasks and in runs of the same task
-// split by serial code, as recorded loops are. Every result must agree
-// bit for bit, and the shortcut must have added spawns at once.
+// TestSpawnCycles checks the spawn-cycle shortcut (spawnCycle)
+// and the period shortcut (spawnPeriod) against the step-by-step
+// emulation where they take effect: a spawner slower than the tasks it
+// spawns but faster than a core wakes, on 3, 4, 8 and 16 threads (where
+// the cores never all go idle), in one run of identical tasks and in
+// runs of the same task split by serial code, as recorded loops are.
+// Every result must agree bit for bit, and the shortcuts must have added
+// spawns at once.
 func TestSpawnCycles(t *testing.T) {
 	split := []*tree.Node{}
 	for i := 0; i < 6; i++ {
@@ -262,30 +264,36 @@ func TestSpawnCycles(t *testing.T) {
 	}
 	for name, sec := range secs {
 		p := mustCompile(t, sec)
-		for _, threads := range []int{3, 4, 8} {
+		for _, threads := range []int{3, 4, 8, 16} {
 			for oi, ov := range ovs {
 				fast, slow := New(), New()
 				slow.stepwise = true
 				ch := fast.charges(ov)
-				var jumped int64
+				var jumped, periods int64
 				for _, lat := range ch.lat {
-					s := &state{}
-					a, err := emulateOnce(s, p, threads, rule(t, "spawn"), 1, ch.ov, lat, nil, 0, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
-					jumped += s.cycleSpawns
 					ss := &state{stepwise: true}
 					b, err := emulateOnce(ss, p, threads, rule(t, "spawn"), 1, ch.ov, lat, nil, 0, 0)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if a != b {
-						t.Fatalf("%s at %d threads, overheads %d, wake %v:\nshortcuts %+v\nstepwise  %+v", name, threads, oi, lat, a, b)
+					for _, only := range []bool{false, true} {
+						s := &state{onlyPeriods: only}
+						a, err := emulateOnce(s, p, threads, rule(t, "spawn"), 1, ch.ov, lat, nil, 0, 0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if only {
+							periods += s.cycleSpawns
+						} else {
+							jumped += s.cycleSpawns
+						}
+						if a != b {
+							t.Fatalf("%s at %d threads, overheads %d, wake %v, periods only %v:\nshortcuts %+v\nstepwise  %+v", name, threads, oi, lat, only, a, b)
+						}
 					}
 				}
-				if name == "one run" && jumped == 0 {
-					t.Errorf("%s at %d threads, overheads %d: no spawn cycle was taken at once", name, threads, oi)
+				if name == "one run" && (jumped == 0 || periods == 0) {
+					t.Errorf("%s at %d threads, overheads %d: spawns taken at once: %d by cycles and periods, %d by periods alone; want some by each", name, threads, oi, jumped, periods)
 				}
 			}
 		}
