@@ -72,11 +72,13 @@ func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 // adds whole cycles in one step (see above). cycles counts the cycles
 // compared so far, plus one.
 func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) {
-	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure || !s.gridBurden ||
-		s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
+	// Both shortcuts start where no goroutine but the spawner runs: the
+	// common case of a spawn, a task running, is turned away first.
+	if len(s.gs)-len(s.free) != 1 || s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure ||
+		!s.gridBurden || s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
 		return
 	}
-	if s.onlyPeriods || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 || len(s.gs)-len(s.free) != 1 {
+	if s.onlyPeriods || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 {
 		s.spawnPeriod(g, f, r, count, tm)
 		return
 	}
@@ -203,12 +205,9 @@ func samePeriodState(a, b *periodState) bool {
 		!b.ck.delta(&a.ck).changed && slices.Equal(a.evs, b.evs)
 }
 
-// spawnPeriod runs where spawnCycle finds no checkpoint (see above).
+// spawnPeriod runs where spawnCycle finds no checkpoint (see above),
+// with spawnCycle's conditions checked.
 func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team) {
-	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure || !s.gridBurden ||
-		s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
-		return
-	}
 	saved := &s.periodAt
 	if s.periodRun != r || saved.ck.g != g || saved.ck.gen != g.gen {
 		s.periodRun, s.periodPower, s.periodLam, s.periodTries = r, 1, 0, 0
