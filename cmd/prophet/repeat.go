@@ -96,6 +96,27 @@ func poolRecordings(e *env, argv, env []string, profile string, n int, t *tree.T
 	return t, nil
 }
 
+// spikeShare is the share of a profile's work in tasks that look struck
+// by a hiccup (tree.Spikes) from which prophet run suggests --repeat.
+const spikeShare = 0.005
+
+// spikeHint returns a line suggesting --repeat when the tasks of t that
+// look struck by a hiccup while recorded hold spikeShare of its work or
+// more, else "".
+func spikeHint(t *tree.Tree) string {
+	n, excess := tree.Spikes(t.Root)
+	work := tree.Work(t.Root)
+	if n == 0 || work <= 0 || float64(excess) < spikeShare*float64(work) {
+		return ""
+	}
+	what := fmt.Sprintf("%d tasks look", n)
+	if n == 1 {
+		what = "1 task looks"
+	}
+	return fmt.Sprintf("prophet: %s struck by an interrupt or a garbage collection while recorded (%s, %.1f%% of the work): a schedule that gives them to one thread is predicted slower than it runs; prophet run --repeat 3 pools recordings to leave them out",
+		what, tree.FormatNs(excess), 100*float64(excess)/float64(work))
+}
+
 // poolMismatch returns why the last recording pooled through the file at
 // path did not pool with the first ("" when it did), or the error that
 // kept the file from being read.

@@ -190,6 +190,11 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 	tot := t.Totals()
 	fmt.Fprintf(e.stderr, "profile written to %s: %d sections, %d tasks, %d locked regions, serial time %s\n",
 		out, tot.Sections, tot.Tasks, tot.Locks, tree.FormatNs(tot.SerialNs))
+	if repeat == 1 {
+		if hint := spikeHint(t); hint != "" {
+			fmt.Fprintln(e.stderr, hint)
+		}
+	}
 	if status != 0 {
 		return &exitStatus{code: status, msg: fmt.Sprintf("%s %s after writing its profile, which is kept (%s)", prog, how, out)}
 	}
