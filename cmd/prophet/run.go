@@ -43,7 +43,10 @@ later runs' output not shown) and pools the recordings (the
 PROPHET_REPEAT environment variable): every interval at the shortest any
 recording took, which leaves such hiccups out and lets runs of identical
 tasks compress further. The program must do the same work each time;
-where a recording differs from the first, pooling stops there.
+where a recording differs from the first, pooling stops there. After a
+single recording, prophet run suggests --repeat where tasks that look
+struck (three times their section's median task, and 5 µs more) hold
+0.5% of the work or more.
 
 The memory probe (--memory-probe) runs PROGRAM a second time, serially,
 with bandwidth bandits streaming on the other cores beside some runs of
