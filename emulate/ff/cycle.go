@@ -157,27 +157,32 @@ type periodState struct {
 // repeat in before it gives up on the run.
 const periodBudget = 4096
 
-// periodNote fills ps with the state at the current spawn of g (see
-// spawnCycle), reusing its event buffer, and reports whether the state
-// qualifies: nothing runs but the spawner, nothing but tasks of run r
-// waits, and nothing but wake-ups of cores pends.
-func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *team) bool {
-	if len(s.gs)-len(s.free) != 1 {
-		return false
-	}
-	evs := ps.evs[:0]
+// periodQualifies reports whether the state at the current spawn of a
+// run r qualifies for spawnPeriod (the spawner alone running, checked by
+// spawnCycle): nothing but tasks of r waits, and nothing but wake-ups of
+// cores pends.
+func (s *state) periodQualifies(r *taskRun) bool {
 	for i := 1; i < len(s.h); i++ {
-		ev := &s.h[i]
-		if ev.kind != evWake && ev.kind != evSteal {
+		if k := s.h[i].kind; k != evWake && k != evSteal {
 			return false
 		}
-		evs = append(evs, periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind})
 	}
 	q := &s.ready
 	for i := 0; i < q.entries.len(); i++ {
 		if e := q.at(i); e.g != nil || e.run != r {
 			return false
 		}
+	}
+	return true
+}
+
+// periodNote fills ps with the state at the current spawn of g, which
+// qualifies (periodQualifies), reusing its event buffer.
+func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *team) {
+	evs := ps.evs[:0]
+	for i := 1; i < len(s.h); i++ {
+		ev := &s.h[i]
+		evs = append(evs, periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind})
 	}
 	// In the order the event loop takes them.
 	slices.SortFunc(evs, func(a, b periodEv) int {
@@ -189,13 +194,13 @@ func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *te
 	for i := range evs {
 		evs[i].seq = 0
 	}
+	q := &s.ready
 	ps.evs = evs
 	ps.queued, ps.waking, ps.idle = q.len(), s.waking, len(s.idle)
 	ps.pinned = q.entries.len() > 0 && s.pinned(q.at(q.entries.len()-1))
 	ps.ck = spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, end: s.end, rep: f.rep,
 		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
 		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
-	return true
 }
 
 // samePeriodState reports whether a and b are the same state at
@@ -217,43 +222,53 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		return
 	}
 	s.periodTries++
-	cur := &s.periodCur
-	if !s.periodNote(cur, g, f, r, tm) {
+	if !s.periodQualifies(r) {
 		return
 	}
+	cur := &s.periodCur
 	if saved.ck.g == nil {
-		*saved, *cur = *cur, *saved
+		s.periodNote(saved, g, f, r, tm)
 		return
 	}
 	s.periodLam++
-	if samePeriodState(saved, cur) {
-		d := cur.ck.delta(&saved.ck)
-		k := int64(0)
-		if d.rep > 0 && d.now > 0 && isInt(d.now) && isInt(d.busy) {
-			k = (count - cur.ck.rep - d.rep - 1) / d.rep
-		}
-		if k >= 1 && s.now+float64(k)*d.now < maxExact && s.busy+float64(k)*d.busy < maxExact {
-			s.cycleSpawns += k * d.rep
-			by := float64(k) * d.now
-			for i := 1; i < len(s.h); i++ {
-				s.h[i].t += by
+	// Only a state that agrees with the saved one in its counts is
+	// worth sorting its events for.
+	noted := false
+	if s.ready.len() == saved.queued && s.waking == saved.waking && len(s.idle) == saved.idle && len(s.h)-1 == len(saved.evs) {
+		s.periodNote(cur, g, f, r, tm)
+		noted = true
+		if samePeriodState(saved, cur) {
+			d := cur.ck.delta(&saved.ck)
+			k := int64(0)
+			if d.rep > 0 && d.now > 0 && isInt(d.now) && isInt(d.busy) {
+				k = (count - cur.ck.rep - d.rep - 1) / d.rep
 			}
-			s.now += by
-			g.clock = s.now
-			s.busy += float64(k) * d.busy
-			// The last task ended a whole number of periods later too.
-			s.end += by
-			f.rep += k * d.rep
-			tm.spawned += int(k) * d.spawned
-			s.nSpawn += int(k) * d.nSpawn
-			s.wakes += int(k) * d.wakes
+			if k >= 1 && s.now+float64(k)*d.now < maxExact && s.busy+float64(k)*d.busy < maxExact {
+				s.cycleSpawns += k * d.rep
+				by := float64(k) * d.now
+				for i := 1; i < len(s.h); i++ {
+					s.h[i].t += by
+				}
+				s.now += by
+				g.clock = s.now
+				s.busy += float64(k) * d.busy
+				// The last task ended a whole number of periods later too.
+				s.end += by
+				f.rep += k * d.rep
+				tm.spawned += int(k) * d.spawned
+				s.nSpawn += int(k) * d.nSpawn
+				s.wakes += int(k) * d.wakes
+			}
+			// Start over from here (the run's rest is shorter than a
+			// period, or the jump is done).
+			s.periodTries = periodBudget
+			return
 		}
-		// Start over from here (the run's rest is shorter than a
-		// period, or the jump is done).
-		s.periodTries = periodBudget
-		return
 	}
 	if s.periodLam == s.periodPower {
+		if !noted {
+			s.periodNote(cur, g, f, r, tm)
+		}
 		*saved, *cur = *cur, *saved
 		s.periodPower *= 2
 		s.periodLam = 0
