@@ -17,7 +17,7 @@ type itemKind uint8
 
 const (
 	itemU     itemKind = iota // spin ns
-	itemL                     // reps × (lock, spin ns, unlock)
+	itemL                     // reps × (lock, spin ns, write the guarded data, unlock)
 	itemSec                   // reps × nested section
 	itemSetup                 // spin ns, once per worker (tree.Node.Setup)
 )
@@ -26,8 +26,19 @@ type item struct {
 	kind itemKind
 	ns   int64 // burdened length (for U: of the whole run)
 	reps int64
-	mu   *sync.Mutex
+	lk   *guarded
 	sec  *secPlan
+}
+
+// guarded is a replayed lock and the data it guards, each on a cache
+// line of its own: a critical section writes the data its lock guards,
+// so where the lock moves between cores the data's line moves with it,
+// as in the program and as calibrate measures LockMigrateNs.
+type guarded struct {
+	mu   sync.Mutex
+	_    [64 - 8]byte
+	data int64
+	_    [64 - 8]byte
 }
 
 type taskPlan struct {
@@ -73,7 +84,7 @@ func (sp *secPlan) task(i int) *taskPlan {
 // the tree.
 type compiler struct {
 	burden float64
-	locks  map[int]*sync.Mutex
+	locks  map[int]*guarded
 	secs   map[*tree.Node]*secPlan
 	tasks  map[*tree.Node]*taskPlan
 }
@@ -84,7 +95,7 @@ func compile(sec *tree.Node, burden float64) (*secPlan, error) {
 	}
 	c := &compiler{
 		burden: burden,
-		locks:  map[int]*sync.Mutex{},
+		locks:  map[int]*guarded{},
 		secs:   map[*tree.Node]*secPlan{},
 		tasks:  map[*tree.Node]*taskPlan{},
 	}
@@ -179,12 +190,12 @@ func (c *compiler) task(n *tree.Node, depth int) (*taskPlan, error) {
 			if err != nil {
 				return nil, fmt.Errorf("task %q: %w", n.Name, err)
 			}
-			mu, ok := c.locks[ch.Lock]
+			lk, ok := c.locks[ch.Lock]
 			if !ok {
-				mu = &sync.Mutex{}
-				c.locks[ch.Lock] = mu
+				lk = &guarded{}
+				c.locks[ch.Lock] = lk
 			}
-			tp.items = append(tp.items, item{kind: itemL, ns: ns, reps: ch.Reps(), mu: mu})
+			tp.items = append(tp.items, item{kind: itemL, ns: ns, reps: ch.Reps(), lk: lk})
 		case tree.KindSec:
 			sp, err := c.sec(ch, depth+1)
 			if err != nil {

@@ -133,9 +133,10 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 		case itemL:
 			for range it.reps {
 				a.walk += r.walk.NodeNs
-				it.mu.Lock()
+				it.lk.mu.Lock()
 				a.busy += spin.For(it.ns)
-				it.mu.Unlock()
+				it.lk.data++
+				it.lk.mu.Unlock()
 			}
 		case itemSec:
 			for range it.reps {

@@ -141,7 +141,7 @@ func TestCompileBurdenAndSharing(t *testing.T) {
 		t.Errorf("burdened U length %d, want 150", ns)
 	}
 	inner := sp.task(2).items[0].sec
-	if inner.task(0).items[1].mu != sp.task(0).items[1].mu {
+	if inner.task(0).items[1].lk != sp.task(0).items[1].lk {
 		t.Error("lock 7 got two mutexes")
 	}
 	if want := int64(4 * (150 + 15)); sp.work != want {
