@@ -31,7 +31,6 @@ type spawnCheck struct {
 	run     *taskRun
 	now     float64
 	busy    float64
-	end     float64
 	rep     int64
 	spawned int
 	nSpawn  int
@@ -47,7 +46,7 @@ type spawnCheck struct {
 
 // cycleDelta is what one cycle moved, between two checkpoints.
 type cycleDelta struct {
-	now, busy, end  float64
+	now, busy       float64
 	rep             int64
 	spawned, nSpawn int
 	wakes           int
@@ -57,11 +56,49 @@ type cycleDelta struct {
 // delta returns what moved from checkpoint a to b.
 func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 	return cycleDelta{
-		now: b.now - a.now, busy: b.busy - a.busy, end: b.end - a.end,
+		now: b.now - a.now, busy: b.busy - a.busy,
 		rep: b.rep - a.rep, spawned: b.spawned - a.spawned, nSpawn: b.nSpawn - a.nSpawn, wakes: b.wakes - a.wakes,
 		changed: b.pending != a.pending || b.nzAcc != a.nzAcc || b.nzHits != a.nzHits || b.hoU != a.hoU ||
 			b.spinU != a.spinU || b.woke != a.woke || b.late != a.late,
 	}
+}
+
+// checkpoint returns the state at the current spawn of spawner g (frame
+// f, in run r, of team tm).
+func (s *state) checkpoint(g *gor, f *frame, r *taskRun, tm *team) spawnCheck {
+	return spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, rep: f.rep,
+		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
+		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
+}
+
+// addCycles adds, at the current spawn of spawner g (frame f, of team
+// tm, in a run of count tasks), as many more cycles d as leave at least
+// one whole cycle, and the spawn after it, to the event loop: the
+// clocks, every pending event and every counter move by a whole number
+// of cycles (on the grid, so exactly). It reports whether it added any.
+func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta) bool {
+	if d.changed || d.rep <= 0 || !(d.now > 0) || !isInt(d.now) || !isInt(d.busy) {
+		return false
+	}
+	k := (count - f.rep - d.rep - 1) / d.rep
+	if k < 1 || s.now+float64(k)*d.now >= maxExact || s.busy+float64(k)*d.busy >= maxExact {
+		return false
+	}
+	s.cycleSpawns += k * d.rep
+	by := float64(k) * d.now
+	for i := 1; i < len(s.h); i++ {
+		s.h[i].t += by
+	}
+	s.now += by
+	g.clock = s.now
+	s.busy += float64(k) * d.busy
+	// The last task ended a whole number of cycles later too.
+	s.end += by
+	f.rep += k * d.rep
+	tm.spawned += int(k) * d.spawned
+	s.nSpawn += int(k) * d.nSpawn
+	s.wakes += int(k) * d.wakes
+	return true
 }
 
 // spawnCycle runs at each spawn of spawner g (frame f, in run r of a task
@@ -82,9 +119,7 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 		s.spawnPeriod(g, f, r, count, tm)
 		return
 	}
-	cur := spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, end: s.end, rep: f.rep,
-		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
-		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
+	cur := s.checkpoint(g, f, r, tm)
 	prev := &s.cycleAt
 	if s.cycles == 0 || prev.g != g || prev.gen != g.gen || prev.run.node != r.node {
 		s.cycleAt, s.cycles = cur, 1
@@ -97,25 +132,8 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 		return
 	}
 	d := cur.delta(prev)
-	if s.cycles >= 2 && d == s.cycleBy && !d.changed && d.rep > 0 && d.now > 0 && isInt(d.now) && isInt(d.busy) {
-		// k more cycles leave at least one whole cycle, and the spawn
-		// after it, to the event loop.
-		k := (count - cur.rep - d.rep - 1) / d.rep
-		if k >= 1 && cur.now+float64(k)*d.now < maxExact && cur.busy+float64(k)*d.busy < maxExact {
-			s.cycleSpawns += k * d.rep
-			kf := float64(k)
-			s.now += kf * d.now
-			g.clock = s.now
-			s.busy += kf * d.busy
-			// The last task ended a whole number of cycles later too.
-			s.end += kf * d.now
-			f.rep += k * d.rep
-			tm.spawned += int(k) * d.spawned
-			s.nSpawn += int(k) * d.nSpawn
-			s.wakes += int(k) * d.wakes
-			cur.now, cur.busy, cur.end, cur.rep = s.now, s.busy, s.end, f.rep
-			cur.spawned, cur.nSpawn, cur.wakes = tm.spawned, s.nSpawn, s.wakes
-		}
+	if s.cycles >= 2 && d == s.cycleBy && s.addCycles(g, f, tm, count, d) {
+		cur = s.checkpoint(g, f, r, tm)
 	}
 	s.cycleAt, s.cycleBy = cur, d
 	s.cycles++
@@ -198,9 +216,7 @@ func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *te
 	ps.evs = evs
 	ps.queued, ps.waking, ps.idle = q.len(), s.waking, len(s.idle)
 	ps.pinned = q.entries.len() > 0 && s.pinned(q.at(q.entries.len()-1))
-	ps.ck = spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, end: s.end, rep: f.rep,
-		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
-		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
+	ps.ck = s.checkpoint(g, f, r, tm)
 }
 
 // samePeriodState reports whether a and b are the same state at
@@ -238,27 +254,7 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		s.periodNote(cur, g, f, r, tm)
 		noted = true
 		if samePeriodState(saved, cur) {
-			d := cur.ck.delta(&saved.ck)
-			k := int64(0)
-			if d.rep > 0 && d.now > 0 && isInt(d.now) && isInt(d.busy) {
-				k = (count - cur.ck.rep - d.rep - 1) / d.rep
-			}
-			if k >= 1 && s.now+float64(k)*d.now < maxExact && s.busy+float64(k)*d.busy < maxExact {
-				s.cycleSpawns += k * d.rep
-				by := float64(k) * d.now
-				for i := 1; i < len(s.h); i++ {
-					s.h[i].t += by
-				}
-				s.now += by
-				g.clock = s.now
-				s.busy += float64(k) * d.busy
-				// The last task ended a whole number of periods later too.
-				s.end += by
-				f.rep += k * d.rep
-				tm.spawned += int(k) * d.spawned
-				s.nSpawn += int(k) * d.nSpawn
-				s.wakes += int(k) * d.wakes
-			}
+			s.addCycles(g, f, tm, count, cur.ck.delta(&saved.ck))
 			// Start over from here (the run's rest is shorter than a
 			// period, or the jump is done).
 			s.periodTries = periodBudget
