@@ -80,8 +80,8 @@ func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plai
 		return &exitStatus{code: 130, msg: fmt.Sprintf("%v received during the memory probe; no profile written", sig)}
 	}
 	took := time.Since(began)
-	if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
-		return skipProbe(e, t, strings.TrimSpace(string(msg)))
+	if msg := childError(errName); msg != "" {
+		return skipProbe(e, t, msg)
 	}
 	if runErr != nil {
 		_, how := childStatus(runErr)

@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/profiler"
@@ -17,20 +15,15 @@ const maxRepeat = 20
 
 // poolRecordings runs argv n−1 more times after its first recording
 // (whose profile, t, is at profile), each recording pooled with the ones
-// before through the pool file that env's annotate.EnvRepeat names, and
+// before through the pool file at poolPath (env names it to the program
+// as annotate.EnvRepeat), and
 // returns the profile of the last recording that pooled: every interval
 // at the shortest any recording took, which leaves out the interrupts and
 // collections that struck one recording's tasks and not the others'.
 // The later runs' output is not shown (the first run's was). A run that
 // fails, or that did other work than the first (a mismatch), ends the
 // pooling with a note, keeping the recordings before it.
-func poolRecordings(e *env, argv, env []string, profile string, n int, t *tree.Tree) (*tree.Tree, error) {
-	var poolPath string
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, annotate.EnvRepeat+"="); ok {
-			poolPath = v
-		}
-	}
+func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int, t *tree.Tree) (*tree.Tree, error) {
 	if _, err := os.Stat(poolPath); err != nil {
 		fmt.Fprintf(e.stderr, "prophet: %s wrote no pool of its recording (%s): built with an annotate package older than prophet's? One recording kept\n", filepath.Base(argv[0]), annotate.EnvRepeat)
 		return t, nil
@@ -51,25 +44,18 @@ func poolRecordings(e *env, argv, env []string, profile string, n int, t *tree.T
 			cleanup()
 			return nil, fmt.Errorf("run: %w", err)
 		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(),
-			annotate.EnvVar+"="+abs,
-			annotate.EnvErrors+"="+errName,
-			annotate.EnvProgram+"="+strings.Join(argv, " "))
-		cmd.Env = append(cmd.Env, env...)
-		if err := cmd.Start(); err != nil {
+		runErr, sig, err := recordChild(argv, env, abs, errName, nil, nil, nil)
+		if err != nil {
 			cleanup()
 			return stop("could not be run (%v)", err)
 		}
-		got := forwardSignals(cmd.Process)
-		runErr := cmd.Wait()
-		if sig := got(); sig != nil {
+		if sig != nil {
 			cleanup()
 			return nil, &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
 		}
-		if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
+		if msg := childError(errName); msg != "" {
 			cleanup()
-			return stop("failed: %s", strings.TrimSpace(string(msg)))
+			return stop("failed: %s", msg)
 		}
 		if runErr != nil {
 			cleanup()

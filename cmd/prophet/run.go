@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,13 +127,15 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 		return fmt.Errorf("run: cannot write %s: %w", out, err)
 	}
 	defer cleanup()
+	recEnv := env
+	var pool string
 	if repeat > 1 {
-		pool, _, poolCleanup, err := childFiles(dir, "pool", ".rep")
-		if err != nil {
+		var poolCleanup func()
+		if pool, _, poolCleanup, err = childFiles(dir, "pool", ".rep"); err != nil {
 			return fmt.Errorf("run: cannot write %s: %w", out, err)
 		}
 		defer poolCleanup()
-		env = append(env, annotate.EnvRepeat+"="+pool)
+		recEnv = append(slices.Clip(env), annotate.EnvRepeat+"="+pool)
 		fmt.Fprintf(e.stderr, "prophet: recording 1 of %d\n", repeat)
 	}
 
@@ -139,30 +143,20 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(),
-		annotate.EnvVar+"="+abs,
-		annotate.EnvErrors+"="+errName,
-		annotate.EnvProgram+"="+strings.Join(argv, " "))
-	cmd.Env = append(cmd.Env, env...)
 	prog := strings.Join(argv, " ")
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	runErr, sig, err := recordChild(argv, recEnv, abs, errName, os.Stdin, e.stdout, e.stderr)
+	if err != nil {
 		return fmt.Errorf("cannot run %s: %w", argv[0], err)
 	}
-	got := forwardSignals(cmd.Process)
-	runErr := cmd.Wait()
 	plainWall := time.Since(began)
-	sig := got()
 	status, how := childStatus(runErr)
 	if sig != nil {
 		fmt.Fprintf(e.stderr, "prophet: %v received: passed on to %s, which %s\n", sig, argv[0], how)
 	}
 
-	if msg, _ := os.ReadFile(errName); len(strings.TrimSpace(string(msg))) > 0 {
-		err := fmt.Errorf("%s: %s", filepath.Base(argv[0]), strings.TrimSpace(string(msg)))
-		return withStatus(status, err)
+	if msg := childError(errName); msg != "" {
+		return withStatus(status, fmt.Errorf("%s: %s", filepath.Base(argv[0]), msg))
 	}
 	if runErr != nil && status < 0 {
 		return fmt.Errorf("cannot run %s: %w", argv[0], runErr)
@@ -178,7 +172,7 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 		return withStatus(status, fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err))
 	}
 	if status == 0 && sig == nil && repeat > 1 {
-		if t, err = poolRecordings(e, argv, env, abs, repeat, t); err != nil {
+		if t, err = poolRecordings(e, argv, recEnv, pool, abs, repeat, t); err != nil {
 			return err
 		}
 	}
@@ -203,6 +197,35 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 	}
 	fmt.Fprintf(e.stderr, "next: prophet predict %s\n", out)
 	return nil
+}
+
+// recordChild runs argv once with recording on: the profile to abs, an
+// annotation error to errName, env added to its environment, its input
+// and output from and to stdin, stdout and stderr (nil: none), and the
+// SIGINT and SIGTERM prophet receives passed on to it. It returns how it
+// ended (Wait's error) and the signal passed on (nil: none); err is set
+// when it could not be started.
+func recordChild(argv, env []string, abs, errName string, stdin io.Reader, stdout, stderr io.Writer) (runErr error, sig os.Signal, err error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.Env = append(os.Environ(),
+		annotate.EnvVar+"="+abs,
+		annotate.EnvErrors+"="+errName,
+		annotate.EnvProgram+"="+strings.Join(argv, " "))
+	cmd.Env = append(cmd.Env, env...)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	got := forwardSignals(cmd.Process)
+	runErr = cmd.Wait()
+	return runErr, got(), nil
+}
+
+// childError returns the error an annotated child wrote to the file at
+// path (annotate.EnvErrors), trimmed; "" when it wrote none.
+func childError(path string) string {
+	msg, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(msg))
 }
 
 // childFiles returns, in dir, the path of a file an annotated child
