@@ -3,10 +3,10 @@ package validate
 import (
 	"context"
 	"fmt"
-	"github.com/parallel-prophet/prophet/calibrate"
 	"runtime"
 	"slices"
 
+	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"

@@ -90,6 +90,10 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 	}
 	serialMed := stat(rs.serial)
 	recorded := float64(tree.Work(tr.Root))
+	lineNs := 0.0
+	if len(rs.line) > 0 {
+		lineNs = robust.Median(rs.line)
+	}
 	var rows []Row
 	for _, k := range keys {
 		beta, source := 1.0, ""
@@ -98,10 +102,6 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 		}
 		pm := stat(rs.par[k])
 		real := serialMed / pm
-		lineNs := 0.0
-		if len(rs.line) > 0 {
-			lineNs = robust.Median(rs.line)
-		}
 		cpuInfl := cpuRatio(rs.parCPU[k], rs.serialCPU)
 		low, high := roundRange(rs.serial, rs.par[k])
 		if note := superlinearNote(sub, k.s, k.t, real, cpuInfl); note != "" {
