@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -49,12 +50,11 @@ func Spikes(n *Node) (tasks, excessNs int64) {
 				}
 			}
 			if total > 0 {
-				sorted := slices.Clone(ts)
-				slices.SortFunc(sorted, func(a, b tw) int { return int(min(max(a.work-b.work, -1), 1)) })
+				slices.SortFunc(ts, func(a, b tw) int { return cmp.Compare(a.work, b.work) })
 				var med int64
-				for seen, i := int64(0), 0; i < len(sorted); i++ {
-					if seen += sorted[i].count; 2*seen > total {
-						med = sorted[i].work
+				for seen, i := int64(0), 0; i < len(ts); i++ {
+					if seen += ts[i].count; 2*seen > total {
+						med = ts[i].work
 						break
 					}
 				}
