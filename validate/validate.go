@@ -403,7 +403,7 @@ func (m *measurer) finish(rep *Report) {
 		// someone else's work.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, rep.Cores))
 	}
-	if note := lineNote(rep.Rows, cfg.Machine.Overheads.LockMigrateNs); note != "" {
+	if note := lineNote(rep.Rows, cfg.Machine.Overheads.LockMigrateNs, cfg.LinesNow); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
 	rep.Summary = Summarize(rep.Rows)
@@ -415,8 +415,9 @@ func (m *measurer) finish(rep *Report) {
 // (profileNs) by a factor of three and 50 ns or more at the median,
 // that the machine moved cache lines at another speed than when it was
 // calibrated, which ff's costs of locks and dynamic chunks follow;
-// otherwise it returns "".
-func lineNote(rows []Row, profileNs float64) string {
+// otherwise it returns "". linesNow says whether ff charged the costs
+// measured beside the runs (Config.LinesNow) or the profile's.
+func lineNote(rows []Row, profileNs float64, linesNow bool) string {
 	var xs []float64
 	for _, r := range rows {
 		if r.LineNs > 0 {
@@ -431,7 +432,11 @@ func lineNote(rows []Row, profileNs float64) string {
 	if math.Abs(med-profileNs) < 50 || (med < 3*profileNs && profileNs < 3*med) {
 		return ""
 	}
-	return fmt.Sprintf("cache lines moved between cores in %.0f ns beside the real runs (median; %.0f to %.0f), where the machine profile measured %.0f ns (lock_migrate_ns): this machine moved them at another speed than when it was calibrated, and ff charged dynamic chunks and short critical sections at the profile's; calibrate again in the state the programs run in, or see docs/measurements.md", med, lo, hi, profileNs)
+	said := fmt.Sprintf("cache lines moved between cores in %.0f ns beside the real runs (median; %.0f to %.0f), where the machine profile measured %.0f ns (lock_migrate_ns): this machine moved them at another speed than when it was calibrated", med, lo, hi, profileNs)
+	if linesNow {
+		return said + "; ff charged dynamic chunks and short critical sections what was measured beside the runs, and a prediction from the profile alone differs where those costs matter (see docs/measurements.md)"
+	}
+	return said + ", and ff charged dynamic chunks and short critical sections at the profile's; calibrate again in the state the programs run in, or see docs/measurements.md"
 }
 
 // DefaultTolerance is the compression tolerance of validation's

@@ -354,9 +354,14 @@ func TestLineNote(t *testing.T) {
 		{"three times but under 50 ns apart", rows(40, 41, 42), 12, false},
 		{"50 ns apart but under three times", rows(150, 152), 90, false},
 	} {
-		got := lineNote(c.rows, c.profile)
-		if (got != "") != c.want {
-			t.Errorf("%s: lineNote = %q, want a note: %v", c.name, got, c.want)
+		for _, now := range []bool{false, true} {
+			got := lineNote(c.rows, c.profile, now)
+			if (got != "") != c.want {
+				t.Errorf("%s (linesNow %v): lineNote = %q, want a note: %v", c.name, now, got, c.want)
+			}
+			if c.want && strings.Contains(got, "measured beside the runs") != now {
+				t.Errorf("%s (linesNow %v): lineNote = %q does not say which costs ff charged", c.name, now, got)
+			}
 		}
 	}
 }
