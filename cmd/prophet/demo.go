@@ -39,7 +39,11 @@ The first run on a machine measures its goroutine overheads (about 7
 seconds) and saves them, as every command that predicts does; later runs
 read them. The real speedups are medians of rounds of real runs, with more
 rounds while the runs around the median still disagree, shown with the
-range of the rounds. The demo first waits a few seconds for idle cores, and
+range of the rounds; ff's predictions there charge the cost of moving a
+cache line between cores measured beside those runs, as validate
+--lines-now does, since some machines (cloud VMs among them) move lines
+at different speeds at different times. The demo first waits a few
+seconds for idle cores, and
 where other programs used the cores while the real runs were timed, it
 says that the comparison was disturbed instead of reporting an error.`,
 	}
@@ -209,7 +213,8 @@ func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
 // demoTruth measures kernel k's real parallel version against the
 // predictions for its recording t (validate.CompareKernel: rounds of
 // real runs with a synthesizer replay after each, until their medians
-// settle) and prints a line per thread count, or, where other programs
+// settle, and ff charging the cache-line costs measured beside them)
+// and prints a line per thread count, or, where other programs
 // used the cores meanwhile, says that the comparison was disturbed.
 func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, cores int) error {
 	out := e.stdout
@@ -225,7 +230,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 	defer stop()
 	quiet := hostload.WaitIdle(ctx, demoQuietWait)
 	rep, err := validate.CompareKernel(ctx, name, k, t, validate.Config{
-		Threads: threads, Emulators: emulators.Names(), Machine: pl.machine,
+		Threads: threads, Emulators: emulators.Names(), Machine: pl.machine, LinesNow: true,
 	})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
