@@ -22,10 +22,13 @@ const (
 	forkTrials    = 400
 	spawnTrials   = 7
 	spawnPerTrial = 3000
-	spawnTaskNs   = 5000
-	chunkIters    = 1 << 20
-	lockIters     = 1 << 20
-	handoffTrials = 200
+	// spawnRunPerTrial is how many goroutines each of
+	// measureSpawnRun's loops spawns.
+	spawnRunPerTrial = 20000
+	spawnTaskNs      = 5000
+	chunkIters       = 1 << 20
+	lockIters        = 1 << 20
+	handoffTrials    = 200
 	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
 	// in a lock-switch trial.
 	lockSwitchPerTrial = 3000
@@ -63,6 +66,9 @@ const (
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
 //     run them (spawnOnce; the mean of 7 such spawns, since the rare
 //     slow go statement costs a real spawn loop too);
+//   - SpawnRunNs: what a spawned goroutine costs the core that runs it
+//     beyond its task, from spawn loops whose tasks are long enough
+//     that the cores, not the spawner, limit them (see measureSpawnRun);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
 //     channel with room for them; ChanRecvNs: the time per receive of
 //     a pool of t goroutines draining that channel with an empty body
@@ -131,7 +137,13 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
 			return
 		}},
-		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, err = measureSpawn(ctx); return }},
+		{"spawn", func(ctx context.Context) (err error) {
+			if ov.SpawnNs, err = measureSpawn(ctx); err != nil {
+				return err
+			}
+			ov.SpawnRunNs, err = measureSpawnRun(ctx, ov.SpawnNs)
+			return
+		}},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
 		{"lock migration", func(ctx context.Context) (err error) {
@@ -297,24 +309,37 @@ func LineMoveNs() float64 {
 	return lockMigrateOnce(migrateIters / 4)
 }
 
-// MeasureLineCosts measures the two overheads that follow what a cache
-// line's move between cores costs, as MeasureOverheads does:
-// LockMigrateNs (the median of three rounds) and ChunkMigrateNs (beyond
-// chunkNs, a ChunkNs measured before), in a few tens of milliseconds.
+// MeasureLineCosts measures the overheads that follow what a cache
+// line's move between cores costs, as MeasureOverheads does, and returns
+// ov with them in place: LockMigrateNs (the median of three rounds) and
+// ChunkMigrateNs (beyond ov.ChunkNs), in a few tens of milliseconds,
+// and with spawn also SpawnNs and SpawnRunNs (a spawned goroutine's
+// descriptor, stack and queue move between cores), in a few hundred.
 // validate measures them beside a sample's real runs where a machine
 // moves cache lines faster at some times than at others. With GOMAXPROCS
-// below two both are 0.
-func MeasureLineCosts(ctx context.Context, chunkNs float64) (lockMigrateNs, chunkMigrateNs float64, err error) {
+// below two the two migration costs are 0.
+func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (machine.Overheads, error) {
+	var err error
 	if runtime.GOMAXPROCS(0) < 2 {
-		return 0, 0, nil
+		ov.LockMigrateNs, ov.ChunkMigrateNs = 0, 0
+	} else {
+		if ov.LockMigrateNs, err = measureLockMigrate(ctx); err != nil {
+			return ov, fmt.Errorf("measuring lock migration: %w", err)
+		}
+		if ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs); err != nil {
+			return ov, fmt.Errorf("measuring chunk migration: %w", err)
+		}
 	}
-	if lockMigrateNs, err = measureLockMigrate(ctx); err != nil {
-		return 0, 0, fmt.Errorf("measuring lock migration: %w", err)
+	if !spawn {
+		return ov, nil
 	}
-	if chunkMigrateNs, err = measureChunkMigrate(ctx, chunkNs); err != nil {
-		return 0, 0, fmt.Errorf("measuring chunk migration: %w", err)
+	if ov.SpawnNs, err = measureSpawn(ctx); err != nil {
+		return ov, fmt.Errorf("measuring spawn: %w", err)
 	}
-	return lockMigrateNs, chunkMigrateNs, nil
+	if ov.SpawnRunNs, err = measureSpawnRun(ctx, ov.SpawnNs); err != nil {
+		return ov, fmt.Errorf("measuring spawned goroutines: %w", err)
+	}
+	return ov, nil
 }
 
 // migrateIters is how many turns each of the two goroutines of a lock
@@ -465,6 +490,62 @@ func measureSpawn(ctx context.Context) (float64, error) {
 		sum += spawnOnce(spawnPerTrial, spawnTaskNs)
 	}
 	return sum / spawnTrials, nil
+}
+
+// measureSpawnRun returns what running a spawned goroutine costs the
+// core that runs it beyond its task (Overheads.SpawnRunNs), given the
+// spawner's cost per go statement spawnNs. It times spawn loops (as
+// spawnOnce's) of tasks long enough that the t cores, not the spawner,
+// limit them (spawnRunTask) and stay busy to the end: the wall time per
+// goroutine W is then (spawnNs + task + run)/t, so run = t·W − task −
+// spawnNs, with the task's length as a serial loop of it measures it.
+// Each loop spawns spawnRunPerTrial goroutines, most of which wait in
+// the run queue, each with a stack of its own, as in a real spawn loop
+// whose spawner outruns the cores (loops of a few thousand goroutines
+// measure less: see docs/measurements.md). It returns the median of
+// spawnTrials loops, at least 0.
+func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
+	t := runtime.GOMAXPROCS(0)
+	task := spawnRunTask(t, spawnNs)
+	var runs []float64
+	for i := 0; i < spawnTrials; i++ {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		t0 := clock.Now()
+		for j := 0; j < spawnPerTrial/10; j++ {
+			spin.For(task)
+		}
+		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
+		spin.Team(t, spin.WarmNs)
+		w := spawnWall(spawnRunPerTrial, task)
+		runs = append(runs, float64(t)*w-own-spawnNs)
+	}
+	return max(robust.Median(runs), 0), nil
+}
+
+// spawnRunTask returns the task length (ns) of measureSpawnRun's loops
+// on t cores: at least 2 µs, and long enough that t−1 cores running
+// tasks take them more slowly than a spawner spends spawnNs on each
+// (four times over), so that the spawner never starves the cores.
+func spawnRunTask(t int, spawnNs float64) int64 {
+	return max(2000, int64(4*float64(t)*max(spawnNs, 0)))
+}
+
+// spawnWall starts n goroutines that each spin task ns, as spawnOnce
+// does, and returns the wall time per goroutine until all have ended.
+func spawnWall(n int, task int64) float64 {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	t0 := clock.Now()
+	for i := 0; i < n; i++ {
+		go func() {
+			spin.For(task)
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return float64(clock.Now()-t0) / float64(n)
 }
 
 // lockLoop returns the time per uncontended Lock and Unlock pair.

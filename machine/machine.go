@@ -69,6 +69,14 @@ type Overheads struct {
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns,omitempty"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
+	// SpawnRunNs is what running a spawned goroutine costs the core that
+	// runs it beyond its task: taking it from the spawner's run queue
+	// (its descriptor and stack were made on another core), switching to
+	// it, and its exit with the WaitGroup's Done. Where the cores, not
+	// the spawner, limit a spawn, each goroutine costs SpawnNs plus this.
+	// Load gives a profile saved before prophet measured it Default's;
+	// zero charges nothing.
+	SpawnRunNs float64 `json:"spawn_run_ns,omitempty"`
 	// ChanSendNs is the cost of one send into a buffered channel with
 	// room, by one goroutine (a worker pool's caller filling the
 	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
@@ -227,6 +235,7 @@ func Default() Profile {
 			ChunkNs:        17,
 			ChunkMigrateNs: 7,
 			SpawnNs:        420,
+			SpawnRunNs:     400,
 			ChanSendNs:     12,
 			ChanRecvNs:     40,
 			LockNs:         12,
@@ -287,6 +296,10 @@ func Load(path string) (Profile, error) {
 	if o := &p.Overheads; o.ChunkMigrateNs == 0 && o.ChunkNs > 0 {
 		// Saved before the chunk counter's migration was measured.
 		o.ChunkMigrateNs = d.ChunkMigrateNs
+	}
+	if o := &p.Overheads; o.SpawnRunNs == 0 && o.SpawnNs > 0 {
+		// Saved before a spawned goroutine's own cost was measured.
+		o.SpawnRunNs = d.SpawnRunNs
 	}
 	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/parallel-prophet/prophet/annotate"
@@ -13,6 +14,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/memprobe"
+	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -175,11 +177,14 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 		return nil, err
 	}
 	if m.cfg.LinesNow {
-		lockNs, chunkNs, err := calibrate.MeasureLineCosts(ctx, opt.Overheads.ChunkNs)
+		spawns := slices.ContainsFunc(sub.schedules, func(s par.Schedule) bool {
+			return s.Policy == par.Spawn || s.Policy == par.Errgroup
+		})
+		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, spawns)
 		if err != nil {
 			return nil, err
 		}
-		opt.Overheads.LockMigrateNs, opt.Overheads.ChunkMigrateNs = lockNs, chunkNs
+		opt.Overheads = ov
 	}
 	if sub.probes != nil && sub.test == Examples {
 		// The rounds pooled more probe runs into tr.

@@ -76,7 +76,8 @@ type Config struct {
 	// per measurement). Zero does not wait or check.
 	QuietWait time.Duration
 	// LinesNow has ff charge, for each sample, the cache-line costs
-	// (Overheads.LockMigrateNs and ChunkMigrateNs) measured right after
+	// (Overheads.LockMigrateNs and ChunkMigrateNs, and SpawnNs and
+	// SpawnRunNs where it runs a spawn schedule) measured right after
 	// its rounds of real runs (calibrate.MeasureLineCosts) instead of
 	// the machine profile's: on a machine that moves cache lines at
 	// different speeds at different times (cloud VMs), the comparison

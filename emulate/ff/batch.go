@@ -323,5 +323,6 @@ func (s *state) spawnAhead(g *gor, tm *team) float64 {
 	if !(lmin > 0) || math.IsInf(lmin, 1) {
 		return 0
 	}
-	return s.now + float64(q/k-1)*lmin
+	// Each goroutine's start costs its core SpawnRunNs as well.
+	return s.now + float64(q/k-1)*(lmin+s.ov.SpawnRunNs)
 }

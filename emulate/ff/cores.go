@@ -128,6 +128,7 @@ func (s *state) popReady() *gor {
 	ng := s.newG()
 	ng.frames = append(ng.frames, frame{kind: fTask, node: e.node, sec: e.team.sec, run: e.run})
 	ng.team = e.team
+	ng.fresh = true
 	if e.n <= 1 {
 		ng.pinCore, ng.pinSeq = e.pinCore, e.pinSeq
 		q.dropFront(1)
@@ -141,16 +142,22 @@ func (s *state) popReady() *gor {
 // start puts g on core at the current time.
 func (s *state) start(g *gor, core int) {
 	s.onCore(g, core)
+	if g.fresh {
+		// A spawned goroutine: its core takes it from the spawner's
+		// queue and switches to it (and pays for its exit) first.
+		g.fresh = false
+		s.overhead(g, s.ov.SpawnRunNs, "goroutine start", g.team.sec)
+	}
 	if s.rootFree {
 		// The root event is done with: g's event takes its place,
 		// saving a push and a pop.
 		s.rootFree = false
 		s.seq++
-		s.h[0] = event{t: s.now, seq: s.seq, kind: evG, id: g.id}
+		s.h[0] = event{t: g.clock, seq: s.seq, kind: evG, id: g.id}
 		s.h.down(0)
 		return
 	}
-	s.push(event{t: s.now, kind: evG, id: g.id})
+	s.push(event{t: g.clock, kind: evG, id: g.id})
 }
 
 // onCore gives core to g at the current time, closing the core's idle

@@ -84,7 +84,10 @@
 //     team's last fetch was made on another core (the counter's cache
 //     line moves over: workers of short tasks take turns at the counter
 //     and pay it at nearly every fetch);
-//   - SpawnNs on the spawner before each spawned goroutine is runnable;
+//   - SpawnNs on the spawner before each spawned goroutine is runnable,
+//     and SpawnRunNs on the core that takes it before it starts its
+//     task (taking it from the spawner's queue, switching to it, its
+//     exit and the WaitGroup's Done);
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache
 //     line moves over; a loop of short critical sections on several

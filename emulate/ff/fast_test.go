@@ -78,7 +78,7 @@ func TestShortcutsExact(t *testing.T) {
 		{},
 		machine.Default().Overheads,
 		// (With costs for a lock and a chunk counter that move between cores.)
-		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
 		{ForkNs: 250, JoinNs: 500, ChunkNs: 17, SpawnNs: 175, LockNs: 12, LockHandoffNs: 11000, WakeP50Ns: 2000, WakeP90Ns: 9000},
 		calibrated,
 		calibrated10,
@@ -191,7 +191,7 @@ var calibrated = machine.Overheads{ForkNs: 431.37, JoinNs: 13200.5, ChunkNs: 21.
 	LockNs: 11.226107597351074, LockHandoffNs: 113449.3, WakeP50Ns: 100000, WakeP90Ns: 116591.44011798318}
 
 // calibrated10 is a later calibration there, with the runnext back-off.
-var calibrated10 = machine.Overheads{ForkNs: 129.81, JoinNs: 7835.4, ChunkNs: 19.0146, ChunkMigrateNs: 97.31, SpawnNs: 158.7, LockNs: 9.87,
+var calibrated10 = machine.Overheads{ForkNs: 129.81, JoinNs: 7835.4, ChunkNs: 19.0146, ChunkMigrateNs: 97.31, SpawnNs: 158.7, SpawnRunNs: 412.6, LockNs: 9.87,
 	LockHandoffNs: 103259.1, LockSpinNs: 2900.3, LockSpinRampNs: 500.1, WakeP50Ns: 15848.931924611134, WakeP90Ns: 25118.864315095794, RunnextNs: 74500}
 
 // TestCloneSweep checks that emulate.RunSweep, predicting with clones of
@@ -260,6 +260,7 @@ func TestSpawnCycles(t *testing.T) {
 	ovs := []machine.Overheads{
 		{SpawnNs: 610, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
 		{SpawnNs: 610.37, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119},
+		{SpawnNs: 800, SpawnRunNs: 412, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
 		{SpawnNs: 400, WakeP50Ns: 3000, WakeP90Ns: 9000, RunnextNs: 2000, NoiseHz: 500, NoiseP50Ns: 15000, NoiseP90Ns: 30000},
 	}
 	for name, sec := range secs {

@@ -120,6 +120,9 @@ type gor struct {
 	// pinSeq (see state.pinned).
 	pinCore int32
 	pinSeq  uint32
+	// fresh: g is a spawned task's goroutine taken from the ready queue
+	// and not yet started: start charges its core SpawnRunNs first.
+	fresh bool
 	// moved holds, when a timeline is recorded, the spans g had drawn
 	// past the time it yielded its core (resDebt; the first starts at
 	// that time), to be drawn again where it resumes.

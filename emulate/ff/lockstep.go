@@ -280,7 +280,9 @@ func (s *state) lockstepSpawn() bool {
 	lr := s.scaled(shape.lenL)
 	hold := lockNs + s.held(lr)
 	tail := hold + s.scaled(shape.postL)
-	period := tail + s.scaled(shape.preL)
+	// Each core starts its next goroutine at the end of its last one
+	// (SpawnRunNs; see start).
+	period := tail + s.ov.SpawnRunNs + s.scaled(shape.preL)
 	if !isInt(lockNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
@@ -322,7 +324,9 @@ func (s *state) lockstepSpawn() bool {
 	for i := 0; i < s.ready.entries.len() && queued < n*k; i++ {
 		e := s.ready.at(i)
 		if ng := e.g; ng != nil {
-			if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone {
+			// A queued goroutine that is not fresh starts without
+			// SpawnRunNs.
+			if len(ng.frames) != 1 || ng.team != tm || ng.resume != resNone || s.ov.SpawnRunNs != 0 {
 				break
 			}
 			f := &ng.frames[0]
@@ -436,7 +440,10 @@ func (s *state) lockstepSpawnPure() bool {
 	if !freshPure(e0, tm) {
 		return false
 	}
-	period := e0.run.work * s.burden
+	// A round is a task and the start of its goroutine (SpawnRunNs;
+	// see start).
+	d0 := e0.run.work * s.burden
+	period := d0 + s.ov.SpawnRunNs
 	if !isInt(period) || !(period > 0) {
 		return false
 	}
@@ -445,7 +452,7 @@ func (s *state) lockstepSpawnPure() bool {
 	var queued int64
 	for i := 0; i < s.ready.entries.len(); i++ {
 		e := s.ready.at(i)
-		if !freshPure(e, tm) || e.run.work*s.burden != period {
+		if !freshPure(e, tm) || e.run.work*s.burden != d0 {
 			break
 		}
 		queued += e.n

@@ -84,6 +84,14 @@ func TestGoIdioms(t *testing.T) {
 		// core 1: c spawned 11-12, runs 12-22; b's end at 12.5: d
 		// spawned 12.5-13.5, runs 13.5-23.5, the join at its end.
 		{"errgroup", "errgroup", four, machine.Overheads{SpawnNs: 1e6}, 23.5e6},
+		// spawn with 0.5 ms to start each goroutine on its core: a
+		// taken at 1, runs 1.5-11.5; b taken at 4, 4.5-15; c at 11.5,
+		// 12-22; d at 15, 15.5-25.5.
+		{"spawn run", "spawn", four, machine.Overheads{SpawnNs: 1e6, SpawnRunNs: 0.5e6}, 25.5e6},
+		// errgroup so: a 1.5-11.5, b 2.5-13; a's end hands the spawner
+		// core 1: c spawned 11.5-12.5, runs 13-23; b's end: d spawned
+		// 13-14, runs 14.5-24.5.
+		{"errgroup run", "errgroup", four, machine.Overheads{SpawnNs: 1e6, SpawnRunNs: 0.5e6}, 24.5e6},
 	}
 	for _, tc := range tests {
 		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
