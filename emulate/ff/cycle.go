@@ -87,7 +87,15 @@ func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta)
 	s.cycleSpawns += k * d.rep
 	by := float64(k) * d.now
 	for i := 1; i < len(s.h); i++ {
-		s.h[i].t += by
+		ev := &s.h[i]
+		ev.t += by
+		if ev.kind == evG {
+			// A goroutine of a task running (a spawnPeriod state):
+			// it started, and will end, k cycles later.
+			o := s.gs[ev.id]
+			o.clock += by
+			s.coreSince[o.core] += by
+		}
 	}
 	s.now += by
 	g.clock = s.now
@@ -109,13 +117,11 @@ func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta)
 // adds whole cycles in one step (see above). cycles counts the cycles
 // compared so far, plus one.
 func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) {
-	// Both shortcuts start where no goroutine but the spawner runs: the
-	// common case of a spawn, a task running, is turned away first.
-	if len(s.gs)-len(s.free) != 1 || s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure ||
+	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure ||
 		!s.gridBurden || s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
 		return
 	}
-	if s.onlyPeriods || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 {
+	if s.onlyPeriods || len(s.gs)-len(s.free) != 1 || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 {
 		s.spawnPeriod(g, f, r, count, tm)
 		return
 	}
@@ -140,17 +146,20 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 }
 
 // Periods: where the cores never all go idle (16 threads with cores in
-// runnext back-offs that overlap the cycles), the machine still comes
-// back to the same state at a spawn, relative to the current time: no
-// task running, the same tasks queued, the same wake-ups and back-offs
-// in flight, each as far from its end. spawnPeriod looks for that by
-// Brent's cycle detection over the states at the spawns of one run (a
-// state noted at each power of two of spawns, compared with each later
-// one), within a budget of spawns per run, and on a repeat adds as many
-// periods at once as the run has tasks for: every pending wake-up and
-// the clocks move by the same whole number of periods, on the grid.
-// (States with tasks running did not repeat in any loop tried, their
-// times having no short common period, and are left out.)
+// runnext back-offs that overlap the cycles, or spawned goroutines that
+// take a core longer than a spawn takes the spawner), the machine still
+// comes back to the same state at a spawn, relative to the current
+// time: the same tasks queued, the same wake-ups and back-offs in
+// flight and the same tasks running, each as far from its end.
+// spawnPeriod looks for that by Brent's cycle detection over the states
+// at the spawns of one run (a state noted at each power of two of
+// spawns, compared with each later one), within a budget of spawns per
+// run, and on a repeat adds as many periods at once as the run has
+// tasks for: every pending wake-up, every running task and the clocks
+// move by the same whole number of periods, on the grid. Which core
+// runs which task does not matter, since the tasks are alike, and the
+// goroutines that started and ended within the periods added are never
+// made.
 
 // periodEv is a pending wake-up of a period state: when it comes,
 // relative to the state's time, and its kind (seq orders two at once as
@@ -159,6 +168,9 @@ type periodEv struct {
 	dt   float64
 	seq  uint64
 	kind evKind
+	// starting: a goroutine's event at which it starts its task (and
+	// ends it a task's length later), rather than its end.
+	starting bool
 }
 
 // periodState is spawnPeriod's state at a spawn.
@@ -173,17 +185,32 @@ type periodState struct {
 
 // periodBudget is how many spawns of a run spawnPeriod looks for a
 // repeat in before it gives up on the run.
-const periodBudget = 4096
+const periodBudget = 1 << 16
 
 // periodQualifies reports whether the state at the current spawn of a
-// run r qualifies for spawnPeriod (the spawner alone running, checked by
-// spawnCycle): nothing but tasks of r waits, and nothing but wake-ups of
-// cores pends.
-func (s *state) periodQualifies(r *taskRun) bool {
+// run r by spawner g of team tm qualifies for spawnPeriod: nothing but
+// tasks of r waits, and nothing but wake-ups of cores and goroutines of
+// tm's pure tasks, each about to start a task of r or to end its task,
+// pends, and no other goroutine is alive.
+func (s *state) periodQualifies(g *gor, r *taskRun, tm *team) bool {
+	running := 0
 	for i := 1; i < len(s.h); i++ {
-		if k := s.h[i].kind; k != evWake && k != evSteal {
+		ev := &s.h[i]
+		switch ev.kind {
+		case evWake, evSteal:
+		case evG:
+			o := s.gs[ev.id]
+			_, starting, ok := s.pureSpawnShape(o, ev.t)
+			if !ok || o == g || o.team != tm || !isInt(ev.t) || starting && o.frames[0].run != r {
+				return false
+			}
+			running++
+		default:
 			return false
 		}
+	}
+	if len(s.gs)-len(s.free) != 1+running {
+		return false
 	}
 	q := &s.ready
 	for i := 0; i < q.entries.len(); i++ {
@@ -200,7 +227,11 @@ func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *te
 	evs := ps.evs[:0]
 	for i := 1; i < len(s.h); i++ {
 		ev := &s.h[i]
-		evs = append(evs, periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind})
+		pe := periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind}
+		if ev.kind == evG {
+			pe.starting = len(s.gs[ev.id].frames) > 0
+		}
+		evs = append(evs, pe)
 	}
 	// In the order the event loop takes them.
 	slices.SortFunc(evs, func(a, b periodEv) int {
@@ -238,7 +269,7 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		return
 	}
 	s.periodTries++
-	if !s.periodQualifies(r) {
+	if !s.periodQualifies(g, r, tm) {
 		return
 	}
 	cur := &s.periodCur

@@ -261,6 +261,10 @@ func TestSpawnCycles(t *testing.T) {
 		{SpawnNs: 610, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
 		{SpawnNs: 610.37, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119},
 		{SpawnNs: 800, SpawnRunNs: 412, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
+		// Goroutines that take a core longer than a spawn takes the
+		// spawner: tasks run at every spawn (periods only).
+		{SpawnNs: 291, SpawnRunNs: 412, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
+		{SpawnNs: 385, SpawnRunNs: 360, JoinNs: 7460, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000, NoiseHz: 450, NoiseP50Ns: 14006, NoiseP90Ns: 24448},
 		{SpawnNs: 400, WakeP50Ns: 3000, WakeP90Ns: 9000, RunnextNs: 2000, NoiseHz: 500, NoiseP50Ns: 15000, NoiseP90Ns: 30000},
 	}
 	for name, sec := range secs {
@@ -293,7 +297,10 @@ func TestSpawnCycles(t *testing.T) {
 						}
 					}
 				}
-				if name == "one run" && (jumped == 0 || periods == 0) {
+				// Where the cores, not the spawner, limit the loop, the
+				// ready queue grows and lockstepSpawnPure takes it.
+				spawnerBound := float64(threads-1)*ov.SpawnNs >= 362+ov.SpawnRunNs
+				if name == "one run" && spawnerBound && (jumped == 0 || periods == 0) {
 					t.Errorf("%s at %d threads, overheads %d: spawns taken at once: %d by cycles and periods, %d by periods alone; want some by each", name, threads, oi, jumped, periods)
 				}
 			}
