@@ -187,6 +187,11 @@ type periodState struct {
 // repeat in before it gives up on the run.
 const periodBudget = 1 << 16
 
+// periodMinLeft is how many tasks a run must have left for spawnPeriod
+// to look for a period in it: in a shorter rest, a period found would
+// leave little or nothing to add.
+const periodMinLeft = 64
+
 // periodQualifies reports whether the state at the current spawn of a
 // run r by spawner g of team tm qualifies for spawnPeriod: nothing but
 // tasks of r waits, and nothing but wake-ups of cores and goroutines of
@@ -265,23 +270,23 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		s.periodRun, s.periodPower, s.periodLam, s.periodTries = r, 1, 0, 0
 		saved.ck.g = nil
 	}
-	if s.periodTries >= periodBudget {
+	if s.periodTries >= periodBudget || count-f.rep < periodMinLeft {
 		return
 	}
 	s.periodTries++
-	if !s.periodQualifies(g, r, tm) {
-		return
-	}
 	cur := &s.periodCur
 	if saved.ck.g == nil {
-		s.periodNote(saved, g, f, r, tm)
+		if s.periodQualifies(g, r, tm) {
+			s.periodNote(saved, g, f, r, tm)
+		}
 		return
 	}
 	s.periodLam++
 	// Only a state that agrees with the saved one in its counts is
-	// worth sorting its events for.
+	// worth looking at further, and sorting its events for.
 	noted := false
-	if s.ready.len() == saved.queued && s.waking == saved.waking && len(s.idle) == saved.idle && len(s.h)-1 == len(saved.evs) {
+	if s.ready.len() == saved.queued && s.waking == saved.waking && len(s.idle) == saved.idle && len(s.h)-1 == len(saved.evs) &&
+		s.periodQualifies(g, r, tm) {
 		s.periodNote(cur, g, f, r, tm)
 		noted = true
 		if samePeriodState(saved, cur) {
@@ -293,7 +298,13 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		}
 	}
 	if s.periodLam == s.periodPower {
+		// The state saved next must qualify; where this one does not,
+		// the saved one stays for another round.
 		if !noted {
+			if !s.periodQualifies(g, r, tm) {
+				s.periodLam = 0
+				return
+			}
 			s.periodNote(cur, g, f, r, tm)
 		}
 		*saved, *cur = *cur, *saved
