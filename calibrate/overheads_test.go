@@ -36,7 +36,7 @@ func TestMeasureOverheads(t *testing.T) {
 		name string
 		v    float64
 	}{
-		{"ForkNs", ov.ForkNs}, {"ChunkNs", ov.ChunkNs}, {"SpawnNs", ov.SpawnNs},
+		{"ForkNs", ov.ForkNs}, {"ChunkNs", ov.ChunkNs}, {"SpawnNs", ov.SpawnNs}, {"SpawnRunNs", ov.SpawnRunNs},
 		{"LockNs", ov.LockNs}, {"LockHandoffNs", ov.LockHandoffNs}, {"LockWakeNs", ov.LockWakeNs},
 	} {
 		if !(f.v > 0) || math.IsInf(f.v, 0) || f.v > 1e9 {
@@ -74,6 +74,26 @@ func TestMeasureOverheadsCancelled(t *testing.T) {
 	cancel()
 	if _, err := MeasureOverheads(ctx, nil); err == nil {
 		t.Fatal("cancelled context: want an error")
+	}
+}
+
+// TestSpawnRunTask checks the task length of measureSpawnRun's loops:
+// long enough that the spawner cannot starve the cores.
+func TestSpawnRunTask(t *testing.T) {
+	for _, c := range []struct {
+		t       int
+		spawnNs float64
+		want    int64
+	}{
+		{2, 200, 2000},     // 4·2·200 = 1600: the 2 µs floor
+		{2, 400, 3200},     // 4·2·400
+		{16, 500, 32000},   // 4·16·500
+		{1, -5, 2000},      // a negative cost counts as none
+		{64, 1000, 256000}, // 4·64·1000
+	} {
+		if got := spawnRunTask(c.t, c.spawnNs); got != c.want {
+			t.Errorf("spawnRunTask(%d, %v) = %d, want %d", c.t, c.spawnNs, got, c.want)
+		}
 	}
 }
 

@@ -63,6 +63,45 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestLoadFillsLaterOverheads checks that a profile saved before an
+// overhead was measured reads Default's for it, and that one saved after
+// keeps its own.
+func TestLoadFillsLaterOverheads(t *testing.T) {
+	dir := t.TempDir()
+	d := Default().Overheads
+	tests := []struct {
+		name, json string
+		want       func(o Overheads) bool
+	}{
+		{"old", `{"version": 1, "overheads": {"spawn_ns": 300, "lock_ns": 10, "chunk_ns": 17}}`, func(o Overheads) bool {
+			return o.SpawnNs == 300 && o.SpawnRunNs == d.SpawnRunNs && o.LockMigrateNs == d.LockMigrateNs &&
+				o.ChunkMigrateNs == d.ChunkMigrateNs && o.ChanSendNs == d.ChanSendNs && o.ChanRecvNs == d.ChanRecvNs
+		}},
+		{"new", `{"version": 1, "overheads": {"spawn_ns": 300, "spawn_run_ns": 250, "lock_ns": 10, "lock_migrate_ns": 13,
+			"chunk_ns": 17, "chunk_migrate_ns": 3, "chan_send_ns": 11, "chan_recv_ns": 30}}`, func(o Overheads) bool {
+			return o.SpawnRunNs == 250 && o.LockMigrateNs == 13 && o.ChunkMigrateNs == 3 && o.ChanSendNs == 11 && o.ChanRecvNs == 30
+		}},
+		// Without a spawn, lock or chunk cost there is nothing the later
+		// overhead adds to: it stays 0.
+		{"none", `{"version": 1, "overheads": {"chan_send_ns": 11}}`, func(o Overheads) bool {
+			return o.SpawnRunNs == 0 && o.LockMigrateNs == 0 && o.ChunkMigrateNs == 0
+		}},
+	}
+	for _, tc := range tests {
+		path := filepath.Join(dir, tc.name+".json")
+		if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.want(p.Overheads) {
+			t.Errorf("%s: Load gave overheads %+v", tc.name, p.Overheads)
+		}
+	}
+}
+
 func TestSaveLeavesNothingHalfWritten(t *testing.T) {
 	err := Default().Save(filepath.Join(t.TempDir(), "no", "such", "dir", "m.json"))
 	if err == nil {
