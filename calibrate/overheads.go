@@ -25,6 +25,9 @@ const (
 	// spawnRunPerTrial is how many goroutines each of
 	// measureSpawnRun's loops spawns.
 	spawnRunPerTrial = 20000
+	// spawnRunTrials is how many loops measureSpawnRun times (the
+	// median counts).
+	spawnRunTrials = 3
 	spawnTaskNs      = 5000
 	chunkIters       = 1 << 20
 	lockIters        = 1 << 20
@@ -503,12 +506,12 @@ func measureSpawn(ctx context.Context) (float64, error) {
 // the run queue, each with a stack of its own, as in a real spawn loop
 // whose spawner outruns the cores (loops of a few thousand goroutines
 // measure less: see docs/measurements.md). It returns the median of
-// spawnTrials loops, at least 1 ns.
+// spawnRunTrials loops, at least 1 ns.
 func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
 	t := runtime.GOMAXPROCS(0)
 	task := spawnRunTask(t, spawnNs)
 	var runs []float64
-	for i := 0; i < spawnTrials; i++ {
+	for i := 0; i < spawnRunTrials; i++ {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
