@@ -28,10 +28,10 @@ const (
 	// spawnRunTrials is how many loops measureSpawnRun times (the
 	// median counts).
 	spawnRunTrials = 3
-	spawnTaskNs      = 5000
-	chunkIters       = 1 << 20
-	lockIters        = 1 << 20
-	handoffTrials    = 200
+	spawnTaskNs    = 5000
+	chunkIters     = 1 << 20
+	lockIters      = 1 << 20
+	handoffTrials  = 200
 	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
 	// in a lock-switch trial.
 	lockSwitchPerTrial = 3000
