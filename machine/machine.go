@@ -168,6 +168,20 @@ func (o Overheads) LateStartNs() float64 {
 	return max(o.WakeP50Ns, 0) + max(o.RunnextNs, 0)
 }
 
+// SpinChecks is how many times a goroutine waiting for a sync.Mutex
+// checks it while it spins, before it parks (the runtime's
+// active_spin): the spin window (LockSpinNs) is that many checks.
+const SpinChecks = 4
+
+// SpinCheckNs returns the time between two checks of a goroutine
+// spinning for a sync.Mutex: the spin window (LockSpin) over SpinChecks.
+// A goroutine that finds the lock taken waits at least that long unless
+// the lock comes free before its first check.
+func (o Overheads) SpinCheckNs() float64 {
+	spin, _ := o.LockSpin()
+	return spin / SpinChecks
+}
+
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
 // when o has none.
 func (o Overheads) LockSpin() (spinNs, rampNs float64) {

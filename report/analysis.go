@@ -26,6 +26,21 @@ func WriteAnalysisJSON(w io.Writer, a *analyze.Analysis) error {
 	return nil
 }
 
+// ShortLockNotes returns a sentence for each of a's short locks
+// (Analysis.ShortLocks): how long it is held at a time and for what
+// share of the work, against a spinning waiter's check, and that real
+// runs may meet at it far more often than the predictions have them do.
+func ShortLockNotes(a *analyze.Analysis) []string {
+	var out []string
+	for _, l := range a.ShortLocks() {
+		out = append(out, fmt.Sprintf("lock %d is held %s at a time, %.0f%% of the work, less than the %s between two checks of a goroutine spinning for it: "+
+			"threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, "+
+			"from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower",
+			l.ID, durNs(float64(l.HeldNs)/float64(l.Acquisitions)), 100*float64(l.HeldNs)/float64(a.WorkNs), durNs(a.Overheads.SpinCheckNs())))
+	}
+	return out
+}
+
 // WriteAnalysisTable writes a for people: the totals, the speedup
 // bounds, the top-level sections and the first most regions (all when
 // most ≤ 0).
@@ -42,6 +57,9 @@ func WriteAnalysisTable(w io.Writer, a *analyze.Analysis, most int) error {
 		ew.printf("lock bound   %.2f (lock %d held %s over %s acquisitions)\n", a.LockBound, l.ID, durNs(float64(l.HeldNs)), count(l.Acquisitions))
 	} else {
 		ew.printf("lock bound   none (no locks)\n")
+	}
+	for _, n := range ShortLockNotes(a) {
+		ew.printf("short lock   %s\n", n)
 	}
 	ew.printf("tasks        %s\n", count(a.Tasks))
 	if len(a.Bounds) > 0 {

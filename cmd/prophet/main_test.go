@@ -466,3 +466,35 @@ func TestBuildVersion(t *testing.T) {
 		t.Errorf("--version: status %d, %q", code, out)
 	}
 }
+
+// TestPredictShortLockNote checks that predict says when a lock is held
+// for short moments and much of the time (report.ShortLockNotes), and
+// only where a prediction runs more than one thread.
+func TestPredictShortLockNote(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, task ...*tree.Node) string {
+		path := filepath.Join(dir, name)
+		if err := tree.WriteFile(path, tree.New(tree.Sec("loop", tree.Run(1000, tree.Task("t", task...))))); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	short := write("short.ppt", tree.U(100), tree.L(1, 100), tree.U(100))
+	long := write("long.ppt", tree.U(100), tree.L(1, 5000), tree.U(100))
+	for _, tc := range []struct {
+		name, prof, threads string
+		want                bool
+	}{
+		{"short lock", short, "1,2", true},
+		{"one thread", short, "1", false},
+		{"long lock", long, "1,2", false},
+	} {
+		code, out, stderr := prophet("predict", tc.prof, "--threads", tc.threads, "--schedule", "static", "--machine", "builtin")
+		if code != 0 {
+			t.Fatalf("%s: status %d, stderr %q", tc.name, code, stderr)
+		}
+		if got := strings.Contains(out, "take turns at it"); got != tc.want {
+			t.Errorf("%s: short-lock note shown %v, want %v; output:\n%s", tc.name, got, tc.want, out)
+		}
+	}
+}

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
+	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/emulate/ff"
@@ -264,6 +266,11 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	}
 	if pl.machineAt == "" {
 		out.Notes = append(out.Notes, "overheads are prophet's built-in defaults; run prophet calibrate for this machine's own")
+	}
+	if slices.Max(pl.threads) > 1 {
+		if a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: []int{1}}); err == nil {
+			out.Notes = append(out.Notes, report.ShortLockNotes(a)...)
+		}
 	}
 	return out, nil
 }
