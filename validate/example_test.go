@@ -2,6 +2,7 @@ package validate_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/parallel-prophet/prophet/validate"
 )
@@ -21,4 +22,20 @@ func ExampleGenerate() {
 	// Output:
 	// test1 true
 	// 385 iterations, increasing ×9.7, lock1 6%×p1.00
+}
+
+// A report's table: where some samples have a short lock (Row.ShortLock),
+// their errors are also summed up without them.
+func ExampleReport_WriteTable() {
+	rows := []validate.Row{
+		{Test: validate.Fine, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.01},
+		{Test: validate.Fine, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.03},
+		{Test: validate.Fine, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.62, ShortLock: true},
+	}
+	rep := &validate.Report{Rows: rows, Summary: validate.Summarize(rows), Cores: 2}
+	rep.WriteTable(os.Stdout)
+	// Output:
+	//   test  emulator  schedule  threads  samples  avg error  max error  short-lock samples  avg error, the rest  max error, the rest
+	//   fine        ff    static        2        3      22.0%      62.0%                   1                 2.0%                 3.0%
+	// 3 rows on 2 cores in 0s
 }

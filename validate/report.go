@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -19,10 +20,24 @@ import (
 // followed by the notes.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "test\temulator\tschedule\tthreads\tsamples\tavg error\tmax error\t")
+	short := slices.ContainsFunc(r.Summary, func(s Summary) bool { return s.ShortLocks > 0 })
+	if short {
+		// The samples with a short lock apart: see Row.ShortLock.
+		fmt.Fprintln(tw, "test\temulator\tschedule\tthreads\tsamples\tavg error\tmax error\tshort-lock samples\tavg error, the rest\tmax error, the rest\t")
+	} else {
+		fmt.Fprintln(tw, "test\temulator\tschedule\tthreads\tsamples\tavg error\tmax error\t")
+	}
 	for _, s := range r.Summary {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f%%\t%.1f%%\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f%%\t%.1f%%\t",
 			s.Test, s.Emulator, s.Schedule, s.Threads, s.Samples, 100*s.AvgError, 100*s.MaxError)
+		switch {
+		case !short:
+		case s.ShortLocks < s.Samples:
+			fmt.Fprintf(tw, "%d\t%.1f%%\t%.1f%%\t", s.ShortLocks, 100*s.AvgErrorRest, 100*s.MaxErrorRest)
+		default:
+			fmt.Fprintf(tw, "%d\t-\t-\t", s.ShortLocks)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the validation table: %w", err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -94,6 +95,10 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 	if len(rs.line) > 0 {
 		lineNs = robust.Median(rs.line)
 	}
+	shortLock := false
+	if a, err := analyze.Analyze(tr, analyze.Options{Overheads: opt.Overheads, Threads: []int{1}}); err == nil {
+		shortLock = len(a.ShortLocks()) > 0
+	}
 	var rows []Row
 	for _, k := range keys {
 		beta, source := 1.0, ""
@@ -136,7 +141,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(rs.par[k]), Rounds: len(rs.serial),
 				RealLow: low, RealHigh: high,
 				CPUInflation: cpuInfl, Beta: beta, BetaSource: source,
-				LineNs: lineNs,
+				LineNs: lineNs, ShortLock: shortLock,
 			})
 		}
 	}

@@ -171,6 +171,12 @@ type Row struct {
 	// each round's parallel runs: the median over the rounds; 0 where
 	// not measured (one core).
 	LineNs float64 `json:"line_ns,omitempty"`
+	// ShortLock says that the sample's recording has a lock held for
+	// short moments and much of the time (analyze.ShortLocks), at which
+	// real runs fall into taking turns or into meeting at nearly every
+	// other Lock, from run to run; the emulators' errors on such samples
+	// are summed up apart (Summary.ShortLocks).
+	ShortLock bool `json:"short_lock,omitempty"`
 }
 
 // Summary aggregates the rows of one test, emulator, schedule and thread
@@ -183,6 +189,12 @@ type Summary struct {
 	Samples  int     `json:"samples"`
 	AvgError float64 `json:"avg_error"`
 	MaxError float64 `json:"max_error"`
+	// ShortLocks is how many of the samples have a short lock
+	// (Row.ShortLock); AvgErrorRest and MaxErrorRest are the errors of
+	// the others (0 where there are none).
+	ShortLocks   int     `json:"short_lock_samples,omitempty"`
+	AvgErrorRest float64 `json:"avg_error_rest,omitempty"`
+	MaxErrorRest float64 `json:"max_error_rest,omitempty"`
 }
 
 // Report is the outcome of a validation run.
@@ -483,9 +495,19 @@ func Summarize(rows []Row) []Summary {
 		s.Samples++
 		s.AvgError += r.Error
 		s.MaxError = math.Max(s.MaxError, r.Error)
+		if r.ShortLock {
+			s.ShortLocks++
+		} else {
+			s.AvgErrorRest += r.Error
+			s.MaxErrorRest = math.Max(s.MaxErrorRest, r.Error)
+		}
 	}
 	for i := range out {
-		out[i].AvgError /= float64(out[i].Samples)
+		s := &out[i]
+		s.AvgError /= float64(s.Samples)
+		if rest := s.Samples - s.ShortLocks; rest > 0 {
+			s.AvgErrorRest /= float64(rest)
+		}
 	}
 	return out
 }

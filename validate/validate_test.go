@@ -204,20 +204,23 @@ func TestSummarize(t *testing.T) {
 	rows := []Row{
 		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.1},
 		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.3},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.5, ShortLock: true},
 		{Test: Test1, Emulator: "syn", Schedule: "static", Threads: 2, Error: 0.05},
-		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Error: 0.2},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Error: 0.2, ShortLock: true},
 		{Test: Examples, Emulator: "ff", Schedule: "static", Threads: 2, Error: 0.02},
 		{Test: Examples, Emulator: "ff", Schedule: "dynamic:1", Threads: 2, Error: 0.04},
 	}
 	want := []Summary{
-		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Samples: 2, AvgError: 0.2, MaxError: 0.3},
-		{Test: Test1, Emulator: "syn", Schedule: "static", Threads: 2, Samples: 1, AvgError: 0.05, MaxError: 0.05},
-		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Samples: 1, AvgError: 0.2, MaxError: 0.2},
-		{Test: Examples, Emulator: "ff", Schedule: OwnSchedule, Threads: 2, Samples: 2, AvgError: 0.03, MaxError: 0.04},
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 2, Samples: 3, AvgError: 0.3, MaxError: 0.5, ShortLocks: 1, AvgErrorRest: 0.2, MaxErrorRest: 0.3},
+		{Test: Test1, Emulator: "syn", Schedule: "static", Threads: 2, Samples: 1, AvgError: 0.05, MaxError: 0.05, AvgErrorRest: 0.05, MaxErrorRest: 0.05},
+		// Every sample with a short lock: no rest.
+		{Test: Test1, Emulator: "ff", Schedule: "static", Threads: 4, Samples: 1, AvgError: 0.2, MaxError: 0.2, ShortLocks: 1},
+		{Test: Examples, Emulator: "ff", Schedule: OwnSchedule, Threads: 2, Samples: 2, AvgError: 0.03, MaxError: 0.04, AvgErrorRest: 0.03, MaxErrorRest: 0.04},
 	}
 	got := Summarize(rows)
 	for i := range got {
 		got[i].AvgError = math.Round(got[i].AvgError*1e9) / 1e9
+		got[i].AvgErrorRest = math.Round(got[i].AvgErrorRest*1e9) / 1e9
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Summarize:\n got %+v\nwant %+v", got, want)
