@@ -48,6 +48,18 @@ type Analysis struct {
 	LockBound float64 `json:"lock_bound,omitempty"`
 	// Locks lists every lock id with its total hold time, longest first.
 	Locks []Lock `json:"locks,omitempty"`
+	// ShortLocks are the locks held, on average, for less than one check
+	// of a goroutine spinning for a sync.Mutex (SpinCheckNs of
+	// Overheads) and for at least ShortLockShare of the work, longest
+	// held first. Threads that meet at such a lock wait a whole check
+	// each time they do, many times what the lock is held for. Real runs
+	// of such a loop either take turns at the lock or meet at it at
+	// nearly every other acquisition, and which one a run falls into
+	// changes from run to run; the speedup bounds and ff's predictions,
+	// whose threads settle into turns, show only the first. For a
+	// program with such a lock, they are the upper end of what real runs
+	// give.
+	ShortLocks []Lock `json:"short_locks,omitempty"`
 	// Sections are the top-level sections in program order.
 	Sections []Section `json:"sections"`
 	// Regions is the per-region profile, the region that limits scaling
@@ -162,6 +174,7 @@ func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
 	if len(res.Locks) > 0 && res.Locks[0].HeldNs > 0 {
 		res.LockBound = float64(root.work) / float64(res.Locks[0].HeldNs)
 	}
+	res.ShortLocks = res.shortLocks()
 	onSpan := make(map[regionID]pathEnt, len(root.path))
 	for _, e := range root.path {
 		onSpan[e.r] = e

@@ -36,7 +36,7 @@ func TestShortLocks(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		var got []int
-		for _, l := range a.ShortLocks() {
+		for _, l := range a.ShortLocks {
 			got = append(got, l.ID)
 		}
 		if !slices.Equal(got, tc.want) {

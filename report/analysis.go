@@ -32,7 +32,7 @@ func WriteAnalysisJSON(w io.Writer, a *analyze.Analysis) error {
 // runs may meet at it far more often than the predictions have them do.
 func ShortLockNotes(a *analyze.Analysis) []string {
 	var out []string
-	for _, l := range a.ShortLocks() {
+	for _, l := range a.ShortLocks {
 		out = append(out, fmt.Sprintf("lock %d is held %s at a time, %.0f%% of the work, less than the %s between two checks of a goroutine spinning for it: "+
 			"threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, "+
 			"from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower",

@@ -97,7 +97,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 	}
 	shortLock := false
 	if a, err := analyze.Analyze(tr, analyze.Options{Overheads: opt.Overheads, Threads: []int{1}}); err == nil {
-		shortLock = len(a.ShortLocks()) > 0
+		shortLock = len(a.ShortLocks) > 0
 	}
 	var rows []Row
 	for _, k := range keys {
