@@ -61,10 +61,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 // measurement from a wrong prediction) and the real runs' CPU inflation
 // (which tells a memory effect from a scheduling one; "-" where
 // unknown), and what a cache line's move between cores cost beside them
-// (Row.LineNs; "-" where not measured).
+// (Row.LineNs; "-" where not measured), and "yes" where the sample has a
+// short lock (Row.ShortLock).
 func (r *Report) WriteRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tline ns\tβ\tβ from\tdescription")
+	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tline ns\tβ\tβ from\tshort lock\tdescription")
 	for _, x := range r.Rows {
 		infl := "-"
 		if x.CPUInflation > 0 {
@@ -78,8 +79,12 @@ func (r *Report) WriteRows(w io.Writer) error {
 		if x.BetaSource != "" {
 			beta, from = fmt.Sprintf("%.2f", x.Beta), x.BetaSource
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
-			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, line, beta, from, x.Desc)
+		short := "-"
+		if x.ShortLock {
+			short = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, line, beta, from, short, x.Desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the validation rows: %w", err)
