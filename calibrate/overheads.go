@@ -67,7 +67,7 @@ const (
 //     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
-//     run them (spawnOnce; the mean of 7 such spawns, since the rare
+//     run them (spawnLoop; the mean of 7 such spawns, since the rare
 //     slow go statement costs a real spawn loop too);
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
 //     beyond its task, from spawn loops whose tasks are long enough
@@ -140,13 +140,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
 			return
 		}},
-		{"spawn", func(ctx context.Context) (err error) {
-			if ov.SpawnNs, err = measureSpawn(ctx); err != nil {
-				return err
-			}
-			ov.SpawnRunNs, err = measureSpawnRun(ctx, ov.SpawnNs)
-			return
-		}},
+		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, ov.SpawnRunNs, err = measureSpawnCosts(ctx); return }},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
 		{"lock migration", func(ctx context.Context) (err error) {
@@ -336,11 +330,8 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 	if !spawn {
 		return ov, nil
 	}
-	if ov.SpawnNs, err = measureSpawn(ctx); err != nil {
+	if ov.SpawnNs, ov.SpawnRunNs, err = measureSpawnCosts(ctx); err != nil {
 		return ov, fmt.Errorf("measuring spawn: %w", err)
-	}
-	if ov.SpawnRunNs, err = measureSpawnRun(ctx, ov.SpawnNs); err != nil {
-		return ov, fmt.Errorf("measuring spawned goroutines: %w", err)
 	}
 	return ov, nil
 }
@@ -460,13 +451,14 @@ func chanOnce(n, t int) (send, recv time.Duration) {
 	return send, time.Duration(clock.Now() - start)
 }
 
-// spawnOnce starts n goroutines that each spin task ns, as par.For's
+// spawnLoop starts n goroutines that each spin task ns, as par.For's
 // spawn does (one wg.Add, then a go statement per task), and returns the
-// spawner's time per go statement. The other cores meanwhile run the
-// tasks they steal from the spawner's run queue, and with that contention
-// each go statement costs more than on an idle machine (two to three
-// times as much as for empty goroutines).
-func spawnOnce(n int, task int64) float64 {
+// spawner's time per go statement and the wall time per goroutine until
+// all have ended. The other cores meanwhile run the tasks they steal
+// from the spawner's run queue, and with that contention each go
+// statement costs more than on an idle machine (two to three times as
+// much as for empty goroutines).
+func spawnLoop(n int, task int64) (perGo, wall float64) {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	t0 := clock.Now()
@@ -478,7 +470,8 @@ func spawnOnce(n int, task int64) float64 {
 	}
 	t1 := clock.Now()
 	wg.Wait()
-	return float64(t1-t0) / float64(n)
+	t2 := clock.Now()
+	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
 }
 
 func measureSpawn(ctx context.Context) (float64, error) {
@@ -490,15 +483,26 @@ func measureSpawn(ctx context.Context) (float64, error) {
 		}
 		// Every core awake, as in a program that computes.
 		spin.Team(t, spin.WarmNs)
-		sum += spawnOnce(spawnPerTrial, spawnTaskNs)
+		perGo, _ := spawnLoop(spawnPerTrial, spawnTaskNs)
+		sum += perGo
 	}
 	return sum / spawnTrials, nil
 }
 
+// measureSpawnCosts measures SpawnNs (measureSpawn) and then SpawnRunNs
+// (measureSpawnRun), which is measured beyond it.
+func measureSpawnCosts(ctx context.Context) (spawnNs, runNs float64, err error) {
+	if spawnNs, err = measureSpawn(ctx); err != nil {
+		return 0, 0, err
+	}
+	runNs, err = measureSpawnRun(ctx, spawnNs)
+	return spawnNs, runNs, err
+}
+
 // measureSpawnRun returns what running a spawned goroutine costs the
 // core that runs it beyond its task (Overheads.SpawnRunNs), given the
-// spawner's cost per go statement spawnNs. It times spawn loops (as
-// spawnOnce's) of tasks long enough that the t cores, not the spawner,
+// spawner's cost per go statement spawnNs. It times spawn loops
+// (spawnLoop) of tasks long enough that the t cores, not the spawner,
 // limit them (spawnRunTask) and stay busy to the end: the wall time per
 // goroutine W is then (spawnNs + task + run)/t, so run = t·W − task −
 // spawnNs, with the task's length as a serial loop of it measures it.
@@ -521,7 +525,7 @@ func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
 		}
 		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
 		spin.Team(t, spin.WarmNs)
-		w := spawnWall(spawnRunPerTrial, task)
+		_, w := spawnLoop(spawnRunPerTrial, task)
 		runs = append(runs, float64(t)*w-own-spawnNs)
 	}
 	// At least 1 ns: a profile that leaves it out (0) was saved before
@@ -535,22 +539,6 @@ func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
 // (four times over), so that the spawner never starves the cores.
 func spawnRunTask(t int, spawnNs float64) int64 {
 	return max(2000, int64(4*float64(t)*max(spawnNs, 0)))
-}
-
-// spawnWall starts n goroutines that each spin task ns, as spawnOnce
-// does, and returns the wall time per goroutine until all have ended.
-func spawnWall(n int, task int64) float64 {
-	var wg sync.WaitGroup
-	wg.Add(n)
-	t0 := clock.Now()
-	for i := 0; i < n; i++ {
-		go func() {
-			spin.For(task)
-			wg.Done()
-		}()
-	}
-	wg.Wait()
-	return float64(clock.Now()-t0) / float64(n)
 }
 
 // lockLoop returns the time per uncontended Lock and Unlock pair.
