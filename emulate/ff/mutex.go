@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/parallel-prophet/prophet/emulate"
-	"github.com/parallel-prophet/prophet/machine"
 )
 
 // StarvationNs is sync.Mutex's starvation threshold: a waiter that has
@@ -67,7 +66,7 @@ func (s *state) lock(i int32) *mutex { return s.lockList[i] }
 // (lk.releaseAt). It follows sync.Mutex:
 //
 //   - A first waiter that asked within the spin window (LockSpinNs) is
-//     still spinning: it checks the lock every LockSpinNs/SpinChecks
+//     still spinning: it checks the lock every SpinCheckNs
 //     (spinCheck), takes it at the first check after the Unlock if it
 //     is still free (charged LockNs), and until then anybody may take it
 //     (barge); with LockHandoffNs = 0 it takes the lock at once.
@@ -140,16 +139,15 @@ func (s *state) release(lk *mutex) {
 }
 
 // spinCheck returns how long after now a spinning waiter (within the
-// spin window) next checks the lock: it checks every
-// LockSpinNs/machine.SpinChecks, so an Unlock is seen up to that much
-// later. Where between two checks an Unlock falls varies from one hand-off to the
-// next in a real run; each takes the next draw of an even spread over
+// spin window) next checks the lock: it checks every SpinCheckNs, so an
+// Unlock is seen up to that much later. Where between two checks an
+// Unlock falls varies from one hand-off to the next in a real run; each takes the next draw of an even spread over
 // the interval (the run's quantile moved on by goldenStep, as for the
 // hand-off latencies), which keeps the prediction from hanging on
 // nanosecond coincidences of the recorded lengths. On the grid; 0
 // without a spin window.
 func (s *state) spinCheck() float64 {
-	step := s.ov.LockSpinNs / machine.SpinChecks
+	step := s.ov.SpinCheckNs()
 	if !(step > 0) {
 		return 0
 	}
