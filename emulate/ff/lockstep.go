@@ -286,20 +286,10 @@ func (s *state) lockstepSpawn() bool {
 	if !isInt(lockNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
-	members := s.steppers[:0]
-	foreign := math.Inf(1)
-	for i := range s.h {
-		ev := &s.h[i]
-		if ev.kind == evG {
-			g := s.gs[ev.id]
-			if top, req, ok := s.spawnShape(g, ev.t); ok && g.team == tm && sameShape(top.run, shape) && isInt(ev.t) {
-				members = append(members, stepper{t: req, seq: ev.seq, g: g, ev: i})
-				continue
-			}
-		}
-		foreign = min(foreign, ev.t)
-	}
-	s.steppers = members
+	members, foreign, _, _ := s.gather(func(g *gor, ev *event) (float64, uint64, bool) {
+		top, req, ok := s.spawnShape(g, ev.t)
+		return req, ev.seq, ok && g.team == tm && sameShape(top.run, shape)
+	})
 	k := int64(len(members))
 	if k == 0 || s.ready.len() < len(members) {
 		return false
