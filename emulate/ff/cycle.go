@@ -24,7 +24,10 @@ import (
 // result depends on.
 
 // spawnCheck is the state at a checkpoint (see spawnCycle): the spawner
-// it belongs to, and every quantity a cycle moves.
+// it belongs to, and every quantity a cycle moves. The spawns a cycle
+// makes are rep's step: two checkpoints compared are of one run, in
+// which the team's and the emulation's spawn counts (tm.spawned,
+// s.nSpawn) move with the run's position, one for one.
 type spawnCheck struct {
 	g       *gor
 	gen     uint32
@@ -32,8 +35,6 @@ type spawnCheck struct {
 	now     float64
 	busy    float64
 	rep     int64
-	spawned int
-	nSpawn  int
 	wakes   int
 	pending int
 	nzAcc   int64
@@ -46,18 +47,17 @@ type spawnCheck struct {
 
 // cycleDelta is what one cycle moved, between two checkpoints.
 type cycleDelta struct {
-	now, busy       float64
-	rep             int64
-	spawned, nSpawn int
-	wakes           int
-	changed         bool // something a cycle must not move moved
+	now, busy float64
+	rep       int64
+	wakes     int
+	changed   bool // something a cycle must not move moved
 }
 
 // delta returns what moved from checkpoint a to b.
 func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 	return cycleDelta{
 		now: b.now - a.now, busy: b.busy - a.busy,
-		rep: b.rep - a.rep, spawned: b.spawned - a.spawned, nSpawn: b.nSpawn - a.nSpawn, wakes: b.wakes - a.wakes,
+		rep: b.rep - a.rep, wakes: b.wakes - a.wakes,
 		changed: b.pending != a.pending || b.nzAcc != a.nzAcc || b.nzHits != a.nzHits || b.hoU != a.hoU ||
 			b.spinU != a.spinU || b.woke != a.woke || b.late != a.late,
 	}
@@ -67,7 +67,7 @@ func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 // f, in run r, of team tm).
 func (s *state) checkpoint(g *gor, f *frame, r *taskRun, tm *team) spawnCheck {
 	return spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, rep: f.rep,
-		spawned: tm.spawned, nSpawn: s.nSpawn, wakes: s.wakes, pending: tm.pending,
+		wakes: s.wakes, pending: tm.pending,
 		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
 }
 
@@ -103,8 +103,8 @@ func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta)
 	// The last task ended a whole number of cycles later too.
 	s.end += by
 	f.rep += k * d.rep
-	tm.spawned += int(k) * d.spawned
-	s.nSpawn += int(k) * d.nSpawn
+	tm.spawned += int(k * d.rep)
+	s.nSpawn += int(k * d.rep)
 	s.wakes += int(k) * d.wakes
 	return true
 }
