@@ -29,57 +29,61 @@ func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int,
 		return t, nil
 	}
 	pooled := 1
-	stop := func(format string, args ...any) (*tree.Tree, error) {
-		fmt.Fprintf(e.stderr, "prophet: recording %d of %d %s; the profile pools the %d before it\n", pooled+1, n, fmt.Sprintf(format, args...), pooled)
-		return t, nil
-	}
 	for i := 2; i <= n; i++ {
 		fmt.Fprintf(e.stderr, "prophet: recording %d of %d (its output not shown)\n", i, n)
-		tmp, errName, cleanup, err := childFiles(filepath.Dir(profile), "repeat", ".ppt")
+		next, why, err := poolOne(argv, env, poolPath, profile, i, n)
 		if err != nil {
-			return nil, fmt.Errorf("run: recording %d: %w", i, err)
+			return nil, err
 		}
-		abs, err := filepath.Abs(tmp)
-		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("run: %w", err)
+		if why != "" {
+			fmt.Fprintf(e.stderr, "prophet: recording %d of %d %s; the profile pools the %d before it\n", i, n, why, pooled)
+			return t, nil
 		}
-		runErr, sig, err := recordChild(argv, env, abs, errName, nil, nil, nil)
-		if err != nil {
-			cleanup()
-			return stop("could not be run (%v)", err)
-		}
-		if sig != nil {
-			cleanup()
-			return nil, &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
-		}
-		if msg := childError(errName); msg != "" {
-			cleanup()
-			return stop("failed: %s", msg)
-		}
-		if runErr != nil {
-			cleanup()
-			_, how := childStatus(runErr)
-			return stop("%s", how)
-		}
-		if mismatch := poolMismatch(poolPath); mismatch != "" {
-			cleanup()
-			return stop("did other work than the first (%s), which pooling needs to be the same", mismatch)
-		}
-		next, err := tree.ReadFile(abs)
-		if err != nil {
-			cleanup()
-			return stop("wrote no readable profile (%v)", err)
-		}
-		if err := os.Rename(abs, profile); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("run: recording %d: %w", i, err)
-		}
-		cleanup()
 		t, pooled = next, i
 	}
 	fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
 	return t, nil
+}
+
+// poolOne makes recording i of n for poolRecordings and, where it pooled,
+// moves its profile to profile and returns it. Where it did not, why
+// says what went wrong and pooling stops there; err is for what ends
+// prophet run itself (a signal, a profile that cannot be moved).
+func poolOne(argv, env []string, poolPath, profile string, i, n int) (next *tree.Tree, why string, err error) {
+	tmp, errName, cleanup, err := childFiles(filepath.Dir(profile), "repeat", ".ppt")
+	if err != nil {
+		return nil, "", fmt.Errorf("run: recording %d: %w", i, err)
+	}
+	defer cleanup()
+	abs, err := filepath.Abs(tmp)
+	if err != nil {
+		return nil, "", fmt.Errorf("run: %w", err)
+	}
+	runErr, sig, err := recordChild(argv, env, abs, errName, nil, nil, nil)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("could not be run (%v)", err), nil
+	case sig != nil:
+		return nil, "", &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
+	}
+	if msg := childError(errName); msg != "" {
+		return nil, "failed: " + msg, nil
+	}
+	if runErr != nil {
+		_, how := childStatus(runErr)
+		return nil, how, nil
+	}
+	if mismatch := poolMismatch(poolPath); mismatch != "" {
+		return nil, fmt.Sprintf("did other work than the first (%s), which pooling needs to be the same", mismatch), nil
+	}
+	next, err = tree.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Sprintf("wrote no readable profile (%v)", err), nil
+	}
+	if err := os.Rename(abs, profile); err != nil {
+		return nil, "", fmt.Errorf("run: recording %d: %w", i, err)
+	}
+	return next, "", nil
 }
 
 // spikeShare is the share of a profile's work in tasks that look struck
