@@ -25,7 +25,7 @@ core loses its goroutine to an interrupt) that the fast-forward emulator
 charges, the synthesizer's tree-walking costs, and the memory
 model's fits: total memory traffic of t threads against one thread's (Ψ_t)
 and stall cycles per DRAM access against traffic (Φ). Takes about a minute
-on 2 cores. With --overheads only the goroutine costs are measured (about 7
+on 2 cores. With --overheads only the goroutine costs are measured (about 5
 seconds: each overhead the median of three measurements).
 
 demo, predict, report, whatif, analyze and validate read the profile from
