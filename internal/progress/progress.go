@@ -104,7 +104,15 @@ func (b *Bar) Report(done, total int) {
 
 // Done completes the bar: it prints the final line (with the elapsed
 // time) and a newline. Later calls do nothing.
-func (b *Bar) Done() {
+func (b *Bar) Done() { b.finish(true) }
+
+// Stop ends the bar where it stands, for work that failed: it prints the
+// last count reached (with the elapsed time) and a newline, instead of a
+// full bar. Later calls, and later calls of Done, do nothing.
+func (b *Bar) Stop() { b.finish(false) }
+
+// finish prints the bar's final line, full when complete is set.
+func (b *Bar) finish(complete bool) {
 	if b == nil {
 		return
 	}
@@ -114,7 +122,7 @@ func (b *Bar) Done() {
 		return
 	}
 	b.closed = true
-	if b.done < b.total {
+	if complete && b.done < b.total {
 		b.done = b.total
 	}
 	if b.w == nil {

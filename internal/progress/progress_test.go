@@ -117,3 +117,21 @@ func TestSetTotal(t *testing.T) {
 		t.Errorf("got %q", buf.String())
 	}
 }
+
+// TestStop: a bar stopped by failed work shows how far it got, not a
+// full bar, and stays stopped.
+func TestStop(t *testing.T) {
+	var buf bytes.Buffer
+	c := &fakeClock{t: time.Unix(0, 0)}
+	b := newBar(&buf, "p", 10, false, c.now)
+	b.Add(3)
+	c.advance(2 * time.Second)
+	b.Stop()
+	b.Done()
+	b.Add(5)
+	if got, want := buf.String(), "p [=======>                ] 3/10  30% in 2s\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var nilBar *Bar
+	nilBar.Stop()
+}
