@@ -24,10 +24,13 @@ type Options struct {
 	// the thread count being emulated (the memory model); every U and L
 	// length inside the section is multiplied by it. Nil means 1.
 	Burden func(sec *tree.Node, threads int) float64
-	// Workers bounds how many predictions RunSweep makes at once (each
-	// emulation holds a section's expanded tasks in memory); 0 means
-	// GOMAXPROCS.
+	// Workers bounds how many predictions RunSweep makes at once; 0
+	// means GOMAXPROCS.
 	Workers int
+	// Budget, when not nil, bounds the steps the emulations take in
+	// all (emulators that count them: ff); an emulation stops with an
+	// error matching ErrOverBudget once it is spent.
+	Budget *Budget
 }
 
 // BurdenOf returns the burden factor for sec at threads, 1 when no

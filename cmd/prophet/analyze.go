@@ -172,24 +172,19 @@ a bare section or task name works when it is unambiguous.`,
 		if err != nil {
 			return err
 		}
-		workers := 0
 		for _, tr := range []*tree.Tree{t, nt} {
-			if err := pl.checkBudget(tr, 2*pl.sweepSize()); err != nil {
+			if err := pl.checkBudget(tr, pl.emulators, 2*pl.rowsEach()); err != nil {
 				return err
 			}
-			if workers == 0 || (pl.workers > 0 && pl.workers < workers) {
-				workers = pl.workers
-			}
 		}
-		pl.workers = workers
 		opt := pl.options()
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
-			return err
+			return overBudget(err)
 		}
 		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
-			return err
+			return overBudget(err)
 		}
 		return report.WriteWhatIfTable(e.stdout, report.WhatIf{
 			Change: ch.String(), Before: before, After: after,

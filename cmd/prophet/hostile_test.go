@@ -189,9 +189,11 @@ func TestNoSilentAnswers(t *testing.T) {
 }
 
 // TestTinyProfilesHugeTrees: a few hundred bytes can stand for 10^12
-// tasks through shared subtrees and nesting. Every command answers in a
-// moment: the ones that only read the compressed tree, or a sentence
-// naming the budget.
+// tasks through shared subtrees and nesting. The commands that only read
+// the compressed tree answer in a moment; the ones that emulate stop
+// with a sentence naming the budget: at once where the nested sections
+// alone are over it, else once the emulations have spent it (here a
+// budget of 2·10^7 steps, a fraction of a second).
 func TestTinyProfilesHugeTrees(t *testing.T) {
 	dir := t.TempDir()
 	inner := tree.Sec("inner", tree.Run(1<<20, tree.Task("leaf", tree.U(10))))
@@ -219,6 +221,9 @@ func TestTinyProfilesHugeTrees(t *testing.T) {
 			{"report", path, "-o", filepath.Join(dir, "r.html")},
 			{"whatif", path, "--region", "leaf", "--faster", "2"},
 		} {
+			if name != "nested" {
+				args = append(args, "--budget", "2e7")
+			}
 			start := time.Now()
 			code, _, stderr := prophet(args...)
 			if code != 1 || !strings.Contains(stderr, "budget") || time.Since(start) > 5*time.Second {
@@ -235,6 +240,35 @@ func TestTinyProfilesHugeTrees(t *testing.T) {
 	}
 	if code, _, stderr := prophet("predict", triangle(t), "--budget", "-1"); code != 2 || !strings.Contains(stderr, "--budget") {
 		t.Errorf("--budget -1: status %d, stderr %q", code, stderr)
+	}
+}
+
+// TestLongLoops: a regular loop of 10^7 tasks, which ff predicts in
+// closed form or in whole cycles in a few thousand steps, is predicted
+// within a budget far smaller than its task count, with every schedule;
+// a loop whose task lengths alternate, which ff emulates task by task,
+// is stopped by a budget smaller than its task count, naming it.
+func TestLongLoops(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "regular.ppt")
+	if err := tree.WriteFile(regular, tree.New(tree.Sec("loop", tree.Run(10_000_000, tree.Task("t", tree.U(300)))))); err != nil {
+		t.Fatal(err)
+	}
+	tasks := make([]*tree.Node, 20_000)
+	for i := range tasks {
+		tasks[i] = tree.Task("t", tree.U(int64(300+i%2)))
+	}
+	alternating := filepath.Join(dir, "alternating.ppt")
+	if err := tree.WriteFile(alternating, tree.New(tree.Sec("loop", tasks...))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := prophet("predict", regular, "--machine", "builtin", "--budget", "1e7", "--format", "csv", "--threads", "1,2,16")
+	if code != 0 || strings.Count(out, "\n") < 16 {
+		t.Errorf("regular loop: status %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	code, _, stderr = prophet("predict", alternating, "--machine", "builtin", "--budget", "1e4", "--threads", "16", "--schedule", "spawn")
+	if code != 1 || !strings.Contains(stderr, "budget") || !strings.Contains(stderr, "spawn, 16 threads") {
+		t.Errorf("alternating loop: status %d, stderr %q; want 1, naming the budget and the prediction", code, stderr)
 	}
 }
 

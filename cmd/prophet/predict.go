@@ -26,16 +26,9 @@ import (
 // predictFlags are the flags predict shares with demo and report.
 type predictFlags struct {
 	threads, schedules, emulators, memory, machine string
-	// budget bounds the tree nodes the emulations may visit (0: none).
+	// budget bounds the steps the emulations may take (0: none).
 	budget float64
 }
-
-// defaultBudget is how many tree nodes a command's emulations may visit
-// in all unless --budget says otherwise: under a minute of ff at the
-// rate it visits the nodes of fine-grained loops. A profile of a few hundred bytes
-// can stand for 10^12 tasks through shared subtrees; without a budget
-// emulating it would take the machine's memory and hours.
-const defaultBudget = 2.5e8
 
 func (p *predictFlags) register(c *command, fs interface {
 	StringVar(*string, string, string, string)
@@ -46,7 +39,7 @@ func (p *predictFlags) register(c *command, fs interface {
 	fs.StringVar(&p.emulators, "emulator", "ff", "emulators: ff (fast-forward, any thread count), syn (real goroutines, up to this machine's cores)")
 	fs.StringVar(&p.memory, "memory", "auto", "memory model: auto (when the profile has counters and a machine profile is found), on, off")
 	fs.StringVar(&p.machine, "machine", "", "machine profile from prophet calibrate "+machineFlagDefault)
-	fs.Float64Var(&p.budget, "budget", defaultBudget, "tree nodes the emulations may visit in all, about a minute of work (0: no limit)")
+	fs.Float64Var(&p.budget, "budget", defaultBudget, "emulation steps the predictions may take in all, about half a minute of one core (0: no limit)")
 }
 
 // plan is everything needed to run predictions, parsed from flags.
@@ -58,16 +51,16 @@ type plan struct {
 	machine   machine.Profile
 	machineAt string // where the profile came from, "" for built-in defaults
 	budget    float64
-	// workers bounds the predictions run at once (checkBudget sets it;
-	// 0: GOMAXPROCS).
-	workers int
+	// meter is the budget the plan's emulations spend (options makes it
+	// on first use; nil with no budget).
+	meter *emulate.Budget
 }
 
 // plan parses the flags into a plan without its machine profile (see
 // withMachine).
 func (p *predictFlags) plan() (*plan, error) {
 	if !(p.budget >= 0) {
-		return nil, usagef("--budget: want 0 (no limit) or a positive number of nodes, not %g", p.budget)
+		return nil, usagef("--budget: want 0 (no limit) or a positive number of steps, not %g", p.budget)
 	}
 	pl := &plan{budget: p.budget}
 	var err error
@@ -152,43 +145,12 @@ func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 	return pl, t, nil
 }
 
-// maxSectionNodes is how many expanded nodes of one top-level section
-// instance the emulations may hold in memory at once, in all: an
-// emulation holds a section's expanded tasks, about 200 bytes a node,
-// so 4 million stay under a gigabyte.
-const maxSectionNodes = 4e6
-
-// checkBudget fails, before any emulation, when predictions predictions
-// of t (each emulating it once) would visit more tree nodes than the
-// plan's budget allows, or when one top-level section alone would take
-// more memory than maxSectionNodes allows; otherwise it sets how many
-// predictions may run at once so that together they stay within it.
-func (pl *plan) checkBudget(t *tree.Tree, predictions int) error {
-	pl.workers = 0
-	if pl.budget <= 0 {
-		return nil
-	}
-	nodes := float64(t.Totals().ExpandedNodes)
-	if visits := nodes * float64(predictions); visits > pl.budget {
-		return fmt.Errorf("the profile expands to %.3g nodes, and %d prediction(s) of it would visit %.3g, over the budget of %.3g (about a minute of work): predict fewer thread counts, schedules or emulators, or raise --budget (0: no limit)", nodes, predictions, visits, pl.budget)
-	}
-	largest := 0.0
-	for _, c := range t.Root.Children {
-		if c.Kind == tree.KindSec {
-			largest = max(largest, float64(tree.New(c).Totals().ExpandedNodes))
-		}
-	}
-	if largest > maxSectionNodes {
-		return fmt.Errorf("one top-level section expands to %.3g nodes, which an emulation would hold in memory at once (over a gigabyte past %.3g): record a smaller input, or set --budget 0 to go on without limits", largest, float64(maxSectionNodes))
-	}
-	if largest > 0 {
-		pl.workers = max(1, int(maxSectionNodes/largest))
-	}
-	return nil
-}
-
 // sweepSize is the number of predictions one sweep of pl makes.
-func (pl *plan) sweepSize() int { return len(pl.emulators) * len(pl.threads) * len(pl.schedules) }
+func (pl *plan) sweepSize() int { return len(pl.emulators) * pl.rowsEach() }
+
+// rowsEach is the number of predictions each emulator makes in one sweep
+// of pl.
+func (pl *plan) rowsEach() int { return len(pl.threads) * len(pl.schedules) }
 
 // predictGCPercent is the garbage collector's target percentage while
 // predictAll runs its sweep (for predict, report and the demo), unless
@@ -236,7 +198,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if status.Burdened() {
 		passes = append(passes, burden)
 	}
-	if err := pl.checkBudget(t, len(passes)*pl.sweepSize()); err != nil {
+	if err := pl.checkBudget(t, pl.emulators, len(passes)*pl.rowsEach()); err != nil {
 		return nil, err
 	}
 	opt := pl.options()
@@ -247,8 +209,8 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		opt.Burden = b
 		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
 		if err != nil {
-			bar.Done()
-			return nil, err
+			bar.Stop()
+			return nil, overBudget(err)
 		}
 		done += pl.sweepSize()
 		out.Results = append(out.Results, sw.Results...)
@@ -367,18 +329,18 @@ const maxTimelineSpans = 200_000
 func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error {
 	th := pl.threads[len(pl.threads)-1]
 	s := pl.schedules[0]
-	if err := pl.checkBudget(t, 1); err != nil {
+	e := ff.New()
+	e.MaxSpans = maxTimelineSpans
+	if err := pl.checkBudget(t, []emulate.SectionEmulator{e}, 1); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	opt := pl.options()
 	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Burdened() {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
-	e := ff.New()
-	e.MaxSpans = maxTimelineSpans
 	spans, _, err := e.Trace(t, th, s, opt)
 	if err != nil {
-		return fmt.Errorf("timeline: %w", err)
+		return fmt.Errorf("timeline: %w", overBudget(err))
 	}
 	if len(spans) >= maxTimelineSpans {
 		fmt.Fprintf(stderr, "timeline: the schedule has more than %d slices; the file holds the first %d (up to %s)\n",
@@ -420,9 +382,13 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, write)
 }
 
-// options returns the emulation options of the plan's machine profile.
+// options returns the emulation options of the plan's machine profile,
+// with the plan's budget, which every emulation made with them spends.
 // Without a calibrated profile the synthesizer's walk costs are zero
 // (machine.Default), so that it measures them on this machine itself.
 func (pl *plan) options() emulate.Options {
-	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Workers: pl.workers}
+	if pl.meter == nil {
+		pl.meter = emulate.NewBudget(pl.budget)
+	}
+	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Budget: pl.meter}
 }

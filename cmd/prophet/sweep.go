@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -35,15 +36,22 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	sw.Changes = append(sw.Changes, fmt.Sprintf("split %d ways", split))
 	changes = append(changes, func(r string) analyze.Change { return analyze.Change{Region: r, Parallelize: split} })
 
-	if err := pl.checkBudget(t, 1+len(a.Regions)*len(changes)); err != nil {
+	// Each prediction has an equal share of the budget, so that a
+	// change that makes the tree too costly to emulate (a split of
+	// every task under spawn) is left out without starving the rest.
+	n := 1 + len(a.Regions)*len(changes)
+	emus := []emulate.SectionEmulator{emu}
+	if err := pl.checkBudget(t, emus, n); err != nil {
 		return sw, err
 	}
-	opt := pl.options()
+	share := pl.budget / float64(n)
 	// Speedups over today's serial program, as coz asks: how much
 	// faster would the program run, not how well the changed program
 	// would scale.
 	serial := float64(tree.Work(t.Root))
 	predict := func(tr *tree.Tree) (float64, error) {
+		opt := pl.options()
+		opt.Budget = emulate.NewBudget(share)
 		res, err := emulate.Predict(emu, tr, th, s, opt)
 		if err != nil || !(res.ParallelNs > 0) {
 			return 0, err
@@ -52,20 +60,23 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	}
 	var err error
 	if sw.Base, err = predict(t); err != nil {
-		return sw, err
+		return sw, overBudget(err)
 	}
 	for _, r := range a.Regions {
 		row := report.SweepRow{Region: r.Name, Best: math.Inf(-1)}
 		for _, ch := range changes {
 			v := math.NaN()
-			// A change that makes the tree too large to emulate (a
-			// split of every task) is left out, as one that does not
-			// apply is.
-			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil && pl.checkBudget(nt, 1) == nil {
-				if v, err = predict(nt); err != nil {
+			// A change that makes the tree too costly to emulate is
+			// left out, as one that does not apply is.
+			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil && (share <= 0 || leastSteps(nt, emus, 1) <= share) {
+				switch v, err = predict(nt); {
+				case errors.Is(err, emulate.ErrOverBudget):
+					v = math.NaN()
+				case err != nil:
 					return sw, fmt.Errorf("%s: %w", ch(r.Name), err)
+				default:
+					row.Best = max(row.Best, v)
 				}
-				row.Best = max(row.Best, v)
 			}
 			row.Speedups = append(row.Speedups, v)
 		}

@@ -263,4 +263,14 @@
 // wait (on the core the waiting goroutine left, while that core has
 // nothing else to do) and per idle stretch. report.WriteTrace writes them
 // as Chrome trace-event JSON.
+//
+// # Budget
+//
+// An emulation counts its steps (an event taken from the heap, a turn
+// of a goroutine's loop over its frames, a node walked past) and spends
+// them, 1,024 at a time, from emulate.Options.Budget, which all the
+// emulations of a sweep share; once it is spent, the emulation stops
+// with an error matching emulate.ErrOverBudget. The count is what the
+// emulation does, shortcuts included, so a regular loop that the closed
+// forms take in a few steps costs a few steps, whatever its task count.
 package ff

@@ -163,6 +163,35 @@ type state struct {
 	// stepwise turns off every shortcut (walk, batch, lockstep): the
 	// node-by-node emulation the shortcuts must agree with, for tests.
 	stepwise bool
+	// budget is the prediction's step budget (nil: none), which the
+	// emulation spends budgetEvery steps at a time; unspent counts the
+	// steps taken since it last did (events, turns of run's loop, and
+	// nodes walked past).
+	budget  *emulate.Budget
+	unspent int64
+}
+
+// budgetEvery is how many steps an emulation takes between two looks at
+// its budget: often enough that a spent budget stops it within
+// microseconds, rarely enough that the shared counter costs nothing.
+const budgetEvery = 1 << 10
+
+// step counts n steps of the emulation against its budget (small
+// enough to inline; spend does the rest).
+func (s *state) step(n int64) {
+	s.unspent += n
+	if s.unspent >= budgetEvery {
+		s.spend()
+	}
+}
+
+// spend takes the steps counted so far from the budget, and fails the
+// emulation (ErrOverBudget) when the budget is spent.
+func (s *state) spend() {
+	if s.budget != nil && !s.budget.Spend(s.unspent) {
+		s.fail("%w of %.3g steps", emulate.ErrOverBudget, s.budget.Limit())
+	}
+	s.unspent = 0
 }
 
 // reset prepares s for a new emulation, keeping what it allocated
@@ -206,7 +235,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
-		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods,
+		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, budget: s.budget,
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.
@@ -265,6 +294,7 @@ func emulateOnce(s *state, p *prog, threads int, rule schedule, burden float64, 
 	g0.frames = append(g0.frames, frame{kind: fSec, node: p.root(), sec: p.root()})
 	s.start(g0, 0)
 	for len(s.h) > 0 && s.err == nil {
+		s.step(1)
 		ev := s.h[0]
 		s.now = ev.t
 		switch ev.kind {
@@ -399,6 +429,7 @@ func (s *state) run(g *gor) (float64, bool) {
 		s.holdLock(g, lk)
 	}
 	for s.err == nil {
+		s.step(1)
 		if len(g.frames) == 0 {
 			if !s.at(g) {
 				return g.clock, true

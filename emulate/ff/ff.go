@@ -140,10 +140,12 @@ func wakeLatenciesExact(ov machine.Overheads, k int) []float64 {
 
 // charges are the wake-up latency samples and the overheads a section is
 // emulated with: opt.Overheads as the engine takes them, worked out once
-// per prediction rather than once per section.
+// per prediction rather than once per section; and the prediction's step
+// budget (opt.Budget), which its emulations spend.
 type charges struct {
-	lat []float64
-	ov  machine.Overheads
+	lat    []float64
+	ov     machine.Overheads
+	budget *emulate.Budget
 }
 
 // charges returns the charges for ov: the wake-up latency samples and
@@ -158,9 +160,9 @@ func (e *Emulator) charges(ov machine.Overheads) charges {
 		}
 	}
 	if e.exactGrid {
-		return charges{wakeLatenciesExact(ov, e.WakeSamples), ov}
+		return charges{lat: wakeLatenciesExact(ov, e.WakeSamples), ov: ov}
 	}
-	return charges{wakeLatencies(ov, e.WakeSamples), gridOverheads(ov)}
+	return charges{lat: wakeLatencies(ov, e.WakeSamples), ov: gridOverheads(ov)}
 }
 
 // section emulates sec with every wake-up latency sample and averages;
@@ -206,6 +208,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	clear(s.infos)
 	s.stepwise = e.stepwise
+	s.budget = ch.budget
 	if inst >= 0 && len(lat) > 1 {
 		r, err := emulateOnce(s, p, threads, rule, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
 		r.runs = 1
@@ -254,7 +257,9 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 // opt.Overheads. BusyNs and IdleNs add up, over the threads cores, the
 // time spent running goroutines (work and overheads) and the time idle.
 func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
-	r, err := e.section(sec, threads, sched, burden, e.charges(opt.Overheads), e.Timeline, 0, -1)
+	ch := e.charges(opt.Overheads)
+	ch.budget = opt.Budget
+	r, err := e.section(sec, threads, sched, burden, ch, e.Timeline, 0, -1)
 	if err != nil {
 		return emulate.Section{}, err
 	}
@@ -298,6 +303,7 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 		return nil, fmt.Errorf("%d burden factors for %d sections", len(burdens), len(secs))
 	}
 	ch := e.charges(opt.Overheads)
+	ch.budget = opt.Budget
 	k := len(ch.lat)
 	singles := map[string]int{}
 	if k > 1 && e.Timeline == nil && !e.stepwise {
@@ -350,6 +356,7 @@ func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emul
 	}
 	spans := []emulate.Span{}
 	ch := e.charges(opt.Overheads)
+	ch.budget = opt.Budget
 	var at float64
 	for _, n := range t.Root.Children {
 		reps := float64(n.Reps())

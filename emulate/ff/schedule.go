@@ -390,10 +390,16 @@ type dynamic struct {
 func (dynamic) assign(*secInfo, int, int) (cursor, int64, int64) { return cursor{}, 0, 0 }
 
 func (d dynamic) next(s *state, g *gor, f *frame) took {
+	if f.team.k == 1 {
+		// A lone worker takes its chunks one after the other at no
+		// cost: all of them at once is the same run of tasks, in one
+		// step instead of one per chunk.
+		return s.fetch(g, f, f.info.n-f.team.next, false, 0, 0, "chunk")
+	}
 	if s.batchDynamic(g, f) {
 		return tookRan
 	}
-	return s.fetch(g, f, min(d.c, f.info.n-f.team.next), f.team.k > 1, s.ov.ChunkNs, s.ov.ChunkMigrateNs, "chunk")
+	return s.fetch(g, f, min(d.c, f.info.n-f.team.next), true, s.ov.ChunkNs, s.ov.ChunkMigrateNs, "chunk")
 }
 
 func (d dynamic) shared(ov *machine.Overheads) (int64, float64, float64) {

@@ -13,6 +13,14 @@ import (
 // general loop must handle (an L whose lock is taken, a nested section, a
 // bad node).
 func (s *state) walk(g *gor, f *frame) step {
+	i0 := f.i
+	st := s.walkNodes(g, f)
+	s.step(int64(f.i-i0) + 1)
+	return st
+}
+
+// walkNodes is walk without counting its steps.
+func (s *state) walkNodes(g *gor, f *frame) step {
 	lim := s.limit()
 	ch := s.p.kids(f.node)
 	for f.i < len(ch) {

@@ -1,0 +1,81 @@
+package ff
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// alternating is a loop of n tasks whose lengths alternate, so that no
+// two neighbours form a run: ff takes a step or more per task.
+func alternating(n int) *tree.Node {
+	tasks := make([]*tree.Node, n)
+	for i := range tasks {
+		tasks[i] = tree.Task("t", tree.U(int64(300+i%2)))
+	}
+	return tree.Sec("loop", tasks...)
+}
+
+// TestBudgetStops: an emulation spends its steps from the budget in its
+// options and stops, with an error matching ErrOverBudget, once the
+// budget is spent; a budget it stays within changes nothing.
+func TestBudgetStops(t *testing.T) {
+	sec := alternating(20_000)
+	ov := machine.Default().Overheads
+	sc := par.Schedule{Policy: par.Spawn}
+	free, err := New().Section(sec, 16, sc, 1, emulate.Options{Overheads: ov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := emulate.NewBudget(5_000)
+	if _, err := New().Section(sec, 16, sc, 1, emulate.Options{Overheads: ov, Budget: small}); !errors.Is(err, emulate.ErrOverBudget) {
+		t.Errorf("budget of 5,000 steps for 20,000 spawns: err %v, want ErrOverBudget", err)
+	}
+	if small.Used() > small.Limit()+budgetEvery {
+		t.Errorf("spent %v steps of a budget of %v", small.Used(), small.Limit())
+	}
+	large := emulate.NewBudget(1e9)
+	got, err := New().Section(sec, 16, sc, 1, emulate.Options{Overheads: ov, Budget: large})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != free {
+		t.Errorf("within the budget: %+v, without one: %+v", got, free)
+	}
+	if large.Used() < 20_000-budgetEvery {
+		t.Errorf("20,000 spawns spent %v steps, want one or more each", large.Used())
+	}
+}
+
+// TestLoneDynamic: a lone worker takes a dynamic loop's chunks one after
+// the other at no cost, which is static's single block: the same
+// prediction, taken in as few steps as static takes.
+func TestLoneDynamic(t *testing.T) {
+	sec := tree.Sec("s",
+		tree.U(40),
+		tree.Run(1_000_000, tree.Task("a", tree.U(300))),
+		tree.Task("b", tree.U(10), tree.L(0, 20), tree.U(5)),
+		tree.Run(3, tree.Task("c", tree.U(7), tree.Sec("inner", tree.Run(9, tree.Task("d", tree.U(11)))))),
+		tree.Run(1_000_000, tree.Task("e", tree.U(123))),
+	)
+	ov := machine.Default().Overheads
+	want, err := New().Section(sec, 1, par.Schedule{Policy: par.Static}, 1, emulate.Options{Overheads: ov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int{1, 7, 1 << 20} {
+		b := emulate.NewBudget(1e4)
+		got, err := New().Section(sec, 1, par.Schedule{Policy: par.Dynamic, Chunk: c}, 1, emulate.Options{Overheads: ov, Budget: b})
+		if err != nil {
+			t.Errorf("dynamic:%d: %v", c, err)
+			continue
+		}
+		if got != want {
+			t.Errorf("dynamic:%d at 1 thread: %+v, want static's %+v", c, got, want)
+		}
+	}
+}
