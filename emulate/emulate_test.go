@@ -155,3 +155,19 @@ func TestRunSweepSkipsBeyondLimit(t *testing.T) {
 		t.Errorf("progress called %d times, want 10", calls)
 	}
 }
+
+// TestRunSweepNamesFailedRow: a prediction that fails fails the sweep
+// with a RowError naming the emulator, schedule and thread count, and
+// wrapping the emulator's error.
+func TestRunSweepNamesFailedRow(t *testing.T) {
+	tr := tree.New(tree.Sec("s", tree.Task("t", tree.U(1))))
+	dyn := par.Schedule{Policy: par.Dynamic, Chunk: 3}
+	_, err := RunSweep(tr, []SectionEmulator{failing{}}, []int{2}, []par.Schedule{dyn}, Options{}, nil)
+	var row *RowError
+	if !errors.As(err, &row) || row.Emulator != "failing" || row.Schedule != dyn || row.Threads != 2 {
+		t.Fatalf("error %v (%T), want a RowError naming failing, dynamic:3, 2 threads", err, err)
+	}
+	if !strings.Contains(err.Error(), "failing, dynamic:3, 2 threads: ") || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("message %q", err)
+	}
+}

@@ -49,6 +49,22 @@ type Cloner interface {
 	Clone() SectionEmulator
 }
 
+// RowError is the error of one prediction of a sweep: which emulator,
+// schedule and thread count failed, and why.
+type RowError struct {
+	Emulator string
+	Schedule par.Schedule
+	Threads  int
+	Err      error
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("%s, %s, %d threads: %v", e.Emulator, e.Schedule, e.Threads, e.Err)
+}
+
+// Unwrap returns the prediction's own error.
+func (e *RowError) Unwrap() error { return e.Err }
+
 // Sweep is a grid of predictions: every emulator × schedule × thread count.
 type Sweep struct {
 	Results []Result
@@ -66,7 +82,8 @@ type sweepJob struct {
 // that nesting order. Rows an emulator cannot predict (a Limited emulator
 // asked for more threads than it can) are skipped with a note. progress,
 // if not nil, is called after each prediction with the number done and
-// the total (never concurrently, with done increasing).
+// the total (never concurrently, with done increasing). A prediction
+// that fails fails the sweep with a *RowError naming it.
 //
 // The rows of an emulator that implements Cloner are predicted in
 // parallel on up to GOMAXPROCS goroutines, each with its own clone; the
@@ -125,7 +142,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick func()) ([]Result, error) {
 	res := make([]Result, len(jobs))
 	wrap := func(j sweepJob, err error) error {
-		return fmt.Errorf("%s, %s, %d threads: %w", e.Name(), j.s, j.th, err)
+		return &RowError{Emulator: e.Name(), Schedule: j.s, Threads: j.th, Err: err}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if opt.Workers > 0 {

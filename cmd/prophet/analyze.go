@@ -180,11 +180,11 @@ a bare section or task name works when it is unambiguous.`,
 		opt := pl.options()
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
-			return overBudget(err)
+			return pl.overBudget(err)
 		}
 		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, opt, nil)
 		if err != nil {
-			return overBudget(err)
+			return pl.overBudget(err)
 		}
 		return report.WriteWhatIfTable(e.stdout, report.WhatIf{
 			Change: ch.String(), Before: before, After: after,

@@ -210,7 +210,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
 		if err != nil {
 			bar.Stop()
-			return nil, overBudget(err)
+			return nil, pl.overBudget(err)
 		}
 		done += pl.sweepSize()
 		out.Results = append(out.Results, sw.Results...)
@@ -340,7 +340,7 @@ func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error 
 	}
 	spans, _, err := e.Trace(t, th, s, opt)
 	if err != nil {
-		return fmt.Errorf("timeline: %w", overBudget(err))
+		return fmt.Errorf("timeline: %w", pl.overBudget(err))
 	}
 	if len(spans) >= maxTimelineSpans {
 		fmt.Fprintf(stderr, "timeline: the schedule has more than %d slices; the file holds the first %d (up to %s)\n",

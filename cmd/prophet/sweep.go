@@ -60,7 +60,7 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	}
 	var err error
 	if sw.Base, err = predict(t); err != nil {
-		return sw, overBudget(err)
+		return sw, pl.overBudget(err)
 	}
 	for _, r := range a.Regions {
 		row := report.SweepRow{Region: r.Name, Best: math.Inf(-1)}
