@@ -20,18 +20,63 @@ var ErrOverBudget = errors.New("over the emulation budget")
 // static and tens of millions under spawn). An emulation that finds the
 // budget spent stops with an error matching ErrOverBudget. A nil
 // *Budget never runs out.
+//
+// A budget made for the rows of sweeps (NewBudget with rows > 0) gives
+// each prediction RunSweep makes an allowance of its own, which no
+// other prediction can take, and a share of the rest, which they all
+// draw from once past their own: so that the few predictions that would
+// take the whole budget (a goroutine per task, emulated task by task)
+// run out of it without starving the others, and RunSweep leaves them
+// out with a note.
 type Budget struct {
 	limit int64
-	used  atomic.Int64
+	// pool is what predictions draw from in common (the budget's own
+	// counter, up to poolLimit), spent the steps taken in all.
+	used      atomic.Int64
+	poolLimit int64
+	spent     atomic.Int64
+	// A sweep's budget: each of up to rows predictions has allowance
+	// steps of its own; given counts the row budgets handed out.
+	rows      int64
+	allowance int64
+	given     atomic.Int64
+	// A row's budget: what is left of its own allowance, and the budget
+	// it draws from past that.
+	own    int64
+	parent *Budget
 }
 
 // NewBudget returns a budget of steps steps, or nil (no limit) when
-// steps is not positive.
-func NewBudget(steps float64) *Budget {
+// steps is not positive. With rows > 0 it is meant for the predictions
+// of sweeps that make rows of them in all: each has steps/(2·rows) of
+// its own, and the other half is shared. With rows 0 every prediction
+// draws from the whole budget.
+func NewBudget(steps float64, rows int) *Budget {
 	if !(steps > 0) {
 		return nil
 	}
-	return &Budget{limit: int64(min(steps, math.MaxInt64/2))}
+	limit := int64(min(steps, math.MaxInt64/4))
+	b := &Budget{limit: limit, poolLimit: limit}
+	if rows > 0 {
+		b.rows = int64(rows)
+		b.allowance = limit / (2 * b.rows)
+		b.poolLimit = limit - b.allowance*b.rows
+	}
+	return b
+}
+
+// row returns the budget of one prediction of a sweep spending from b:
+// its own allowance while b has rows left to give, and b's shared pool
+// past it. A row budget is spent from one goroutine at a time.
+func (b *Budget) row() *Budget {
+	if b == nil || b.parent != nil || b.rows == 0 {
+		return b
+	}
+	r := &Budget{limit: b.limit, parent: b}
+	if b.given.Add(1) <= b.rows {
+		r.own = b.allowance
+	}
+	return r
 }
 
 // Spend takes n steps from b and reports whether b still held them.
@@ -39,10 +84,22 @@ func (b *Budget) Spend(n int64) bool {
 	if b == nil {
 		return true
 	}
-	return b.used.Add(n) <= b.limit
+	if p := b.parent; p != nil {
+		p.spent.Add(n)
+		if n <= b.own {
+			b.own -= n
+			return true
+		}
+		n -= b.own
+		b.own = 0
+		return p.used.Add(n) <= p.poolLimit
+	}
+	b.spent.Add(n)
+	return b.used.Add(n) <= b.poolLimit
 }
 
-// Limit returns b's size in steps (0 for no limit).
+// Limit returns b's size in steps (0 for no limit): for a row's budget,
+// the sweep's.
 func (b *Budget) Limit() float64 {
 	if b == nil {
 		return 0
@@ -50,10 +107,11 @@ func (b *Budget) Limit() float64 {
 	return float64(b.limit)
 }
 
-// Used returns the steps spent from b so far.
+// Used returns the steps spent from b so far: for a sweep's budget,
+// its rows' steps too.
 func (b *Budget) Used() float64 {
 	if b == nil {
 		return 0
 	}
-	return float64(b.used.Load())
+	return float64(b.spent.Load())
 }

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
 )
 
 func TestBudget(t *testing.T) {
 	for _, steps := range []float64{0, -1} {
-		if b := NewBudget(steps); b != nil || !b.Spend(1<<40) || b.Limit() != 0 || b.Used() != 0 {
-			t.Errorf("NewBudget(%v) = %v, want nil, which never runs out", steps, b)
+		if b := NewBudget(steps, 0); b != nil || !b.Spend(1<<40) || b.Limit() != 0 || b.Used() != 0 {
+			t.Errorf("NewBudget(%v, 0) = %v, want nil, which never runs out", steps, b)
 		}
 	}
-	b := NewBudget(10_000)
+	b := NewBudget(10_000, 0)
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
@@ -34,7 +37,65 @@ func TestBudget(t *testing.T) {
 }
 
 func ExampleBudget() {
-	b := NewBudget(1000)
+	b := NewBudget(1000, 0)
 	fmt.Println(b.Spend(600), b.Spend(600))
 	// Output: true false
+}
+
+// spender is a SectionEmulator for tests that spends 1,000·threads²
+// steps from its budget, 100 at a time, and runs out as ff does.
+type spender struct{}
+
+func (spender) Name() string { return "spender" }
+
+func (spender) Section(sec *tree.Node, threads int, _ par.Schedule, _ float64, opt Options) (Section, error) {
+	for k := 0; k < 10*threads*threads; k++ {
+		if !opt.Budget.Spend(100) {
+			return Section{}, fmt.Errorf("section %q: %w", sec.Name, ErrOverBudget)
+		}
+	}
+	return Section{ParallelNs: float64(tree.Work(sec)) / float64(threads)}, nil
+}
+
+// TestRunSweepOverBudget: each row of a sweep has an allowance of its
+// own and draws from a shared rest; on a budget too small for the tree
+// written out once a row, the cheapest rows go first, and the rows that
+// run out are left out with a note naming them.
+func TestRunSweepOverBudget(t *testing.T) {
+	tr := tree.New(tree.Sec("s", tree.Run(10_000, tree.Task("t", tree.U(10)))))
+	st := []par.Schedule{{Policy: par.Static}}
+	// 16,000 steps for 4 rows: 2,000 each, 8,000 shared. The rows
+	// cost 1,000, 4,000, 9,000 and 16,000 steps: the first takes its
+	// own, the second 2,000 of the rest, the third runs out after the
+	// other 6,000, and the fourth finds none.
+	b := NewBudget(16_000, 4)
+	sw, err := RunSweep(tr, []SectionEmulator{spender{}}, []int{4, 1, 3, 2}, st, Options{Budget: b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, r := range sw.Results {
+		got = append(got, r.Threads)
+	}
+	if fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("rows predicted at %v threads, want [1 2]", got)
+	}
+	want := "left out, over their share of the emulation budget: spender static at 3 and 4 threads (raise --budget to predict them)"
+	if len(sw.Notes) != 1 || sw.Notes[0] != want {
+		t.Errorf("notes %q, want [%q]", sw.Notes, want)
+	}
+	// The rows' own steps, all the shared ones, and the 100 that each
+	// row that ran out took before it found the budget spent.
+	if b.Used() != 1_000+4_000+8_000+2_000+2*100 {
+		t.Errorf("%v steps spent, want 15,200", b.Used())
+	}
+	// Beyond the rows it was made for, a row has no allowance of its
+	// own and draws from the shared rest alone.
+	small := NewBudget(1_000, 1)
+	if r := small.row(); !r.Spend(500) || r.Spend(600) {
+		t.Error("the one row's allowance (500) and the shared 500 do not hold 1,100 steps")
+	}
+	if r := small.row(); r.Spend(1) {
+		t.Error("a second row of a budget made for one found steps left")
+	}
 }

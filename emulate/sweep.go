@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/parallel-prophet/prophet/par"
@@ -83,7 +85,9 @@ type sweepJob struct {
 // asked for more threads than it can) are skipped with a note. progress,
 // if not nil, is called after each prediction with the number done and
 // the total (never concurrently, with done increasing). A prediction
-// that fails fails the sweep with a *RowError naming it.
+// that runs out of opt.Budget (each has a row's share of it, see
+// NewBudget) is left out with a note; one that fails otherwise fails the
+// sweep with a *RowError naming it.
 //
 // The rows of an emulator that implements Cloner are predicted in
 // parallel on up to GOMAXPROCS goroutines, each with its own clone; the
@@ -96,6 +100,11 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 	var sw Sweep
 	total := len(emus) * len(threads) * len(scheds)
 	done := 0
+	// A budget smaller than the tree written out once for every row may
+	// not last for every row: the rows that cost the least then go first,
+	// so that the few that would take all of it (a goroutine per task,
+	// emulated task by task) run out of it, rather than the others.
+	tight := opt.Budget != nil && float64(t.Totals().ExpandedNodes)*float64(total) > opt.Budget.Limit()
 	for _, e := range emus {
 		limit := 0
 		if l, ok := e.(Limited); ok {
@@ -117,7 +126,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 		// Skipped rows count as done at once (the progress bar's total
 		// includes them).
 		done += len(threads)*len(scheds) - len(jobs)
-		res, err := runRows(t, e, jobs, opt, func() {
+		res, over, err := runRows(t, e, jobs, opt, tight, func() {
 			done++
 			if progress != nil {
 				progress(done, total)
@@ -131,18 +140,40 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			sort.Ints(skipped)
 			sw.Notes = append(sw.Notes, fmt.Sprintf("%s predicts up to %d threads on this machine; rows for %v threads come from the other emulators only", e.Name(), limit, skipped))
 		}
+		sw.Notes = append(sw.Notes, overBudgetNotes(e.Name(), over)...)
 	}
 	return sw, nil
 }
 
-// runRows predicts jobs with e, in parallel when e is a Cloner, and
-// returns the results in the order of jobs. tick is called after each
-// prediction, never concurrently. The error returned is that of the first
-// failing job in order.
-func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick func()) ([]Result, error) {
-	res := make([]Result, len(jobs))
-	wrap := func(j sweepJob, err error) error {
-		return &RowError{Emulator: e.Name(), Schedule: j.s, Threads: j.th, Err: err}
+// runRows predicts jobs with e, in parallel when e is a Cloner (the
+// costliest first, or with cheapFirst the cheapest), and returns the
+// results in the order of jobs, leaving out the jobs that ran out of
+// their budget (returned as over, in the order of jobs: each prediction
+// spends a row's budget of opt.Budget). tick is called after each
+// prediction, never concurrently. The error returned is that of the
+// first failing job in order, other than running out of budget.
+func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, cheapFirst bool, tick func()) (res []Result, over []sweepJob, err error) {
+	out := make([]Result, len(jobs))
+	errs := make([]error, len(jobs))
+	predict := func(e SectionEmulator, i int) {
+		o := opt
+		o.Budget = opt.Budget.row()
+		out[i], errs[i] = Predict(e, t, jobs[i].th, jobs[i].s, o)
+	}
+	// collect returns the results, the jobs over budget and the first
+	// other error of the jobs done.
+	collect := func() ([]Result, []sweepJob, error) {
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				res = append(res, out[i])
+			case errors.Is(err, ErrOverBudget):
+				over = append(over, jobs[i])
+			default:
+				return nil, nil, &RowError{Emulator: e.Name(), Schedule: jobs[i].s, Threads: jobs[i].th, Err: err}
+			}
+		}
+		return res, over, nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if opt.Workers > 0 {
@@ -160,29 +191,35 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 			clones = append(clones, ce)
 		}
 	}
-	if len(clones) < 2 {
-		for i, j := range jobs {
-			r, err := Predict(e, t, j.th, j.s, opt)
-			if err != nil {
-				return nil, wrap(j, err)
-			}
-			res[i] = r
-			tick()
-		}
-		return res, nil
-	}
-	// Longest first: the rows' costs differ by an order of magnitude
-	// (they grow with the thread count, and spawn and dynamic dispatch
-	// cost the most), and a long row taken last leaves the other
-	// goroutines idle while it finishes.
 	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
 	}
+	if len(clones) < 2 {
+		// In order, unless the cheapest must go first.
+		if cheapFirst {
+			sort.SliceStable(order, func(a, b int) bool { return jobCost(jobs[order[a]]) < jobCost(jobs[order[b]]) })
+		}
+		for _, i := range order {
+			predict(e, i)
+			if errs[i] != nil && !errors.Is(errs[i], ErrOverBudget) {
+				break
+			}
+			tick()
+		}
+		return collect()
+	}
+	// Longest first: the rows' costs differ by an order of magnitude
+	// (they grow with the thread count, and spawn and dynamic dispatch
+	// cost the most), and a long row taken last leaves the other
+	// goroutines idle while it finishes. With cheapFirst, the other way
+	// round.
 	sort.SliceStable(order, func(a, b int) bool {
+		if cheapFirst {
+			return jobCost(jobs[order[a]]) < jobCost(jobs[order[b]])
+		}
 		return jobCost(jobs[order[a]]) > jobCost(jobs[order[b]])
 	})
-	errs := make([]error, len(jobs))
 	var (
 		mu     sync.Mutex
 		next   int
@@ -201,12 +238,11 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 					return
 				}
 				i := order[k]
-				r, err := Predict(ce, t, jobs[i].th, jobs[i].s, opt)
+				predict(ce, i)
 				mu.Lock()
-				if err != nil {
-					errs[i], failed = err, true
+				if errs[i] != nil && !errors.Is(errs[i], ErrOverBudget) {
+					failed = true
 				} else {
-					res[i] = r
 					tick()
 				}
 				mu.Unlock()
@@ -214,24 +250,56 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, tick
 		})
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, wrap(jobs[i], err)
+	return collect()
+}
+
+// overBudgetNotes says which of emulator em's rows ran out of their
+// budget and were left out, one note for each schedule.
+func overBudgetNotes(em string, over []sweepJob) []string {
+	var notes []string
+	for len(over) > 0 {
+		s := over[0].s
+		var th []int
+		rest := over[:0:0]
+		for _, j := range over {
+			if j.s == s {
+				th = append(th, j.th)
+			} else {
+				rest = append(rest, j)
+			}
 		}
+		over = rest
+		sort.Ints(th)
+		notes = append(notes, fmt.Sprintf("left out, over their share of the emulation budget: %s %s at %s threads (raise --budget to predict them)", em, s, joinInts(th)))
 	}
-	return res, nil
+	return notes
+}
+
+// joinInts writes xs as "1", "1 and 2" or "1, 2 and 4".
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // jobCost is a rough relative cost of predicting row j, to hand out the
-// longest rows first: emulation work grows about linearly with the
-// thread count (more interleaved events per task), and per-task
-// dispatch (spawn, dynamic, guided) adds events that static blocks do
-// not have. Only the order of the values matters.
+// longest rows first (or, on a tight budget, the cheapest): emulation
+// work grows about linearly with the thread count (more interleaved
+// events per task), per-task dispatch (dynamic, guided, pool) adds
+// events that static blocks do not have, and a goroutine per task
+// (spawn, errgroup) adds several a task (on a regular loop of 10^6
+// tasks with measured overheads: spawn 8 steps a task at 4 threads,
+// dynamic:1 2 at 16). Only the order of the values matters.
 func jobCost(j sweepJob) float64 {
 	w := 1.0
 	switch j.s.Policy {
 	case par.Spawn, par.Errgroup:
-		w = 2
+		w = 8
 	case par.Dynamic, par.Guided, par.Pool:
 		w = 1.5
 	}

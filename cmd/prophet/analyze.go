@@ -177,12 +177,14 @@ a bare section or task name works when it is unambiguous.`,
 				return err
 			}
 		}
-		opt := pl.options()
-		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, nil)
+		// Before and after, each with half of the budget.
+		half := *pl
+		half.budget /= 2
+		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
 		if err != nil {
 			return pl.overBudget(err)
 		}
-		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, opt, nil)
+		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
 		if err != nil {
 			return pl.overBudget(err)
 		}

@@ -51,9 +51,6 @@ type plan struct {
 	machine   machine.Profile
 	machineAt string // where the profile came from, "" for built-in defaults
 	budget    float64
-	// meter is the budget the plan's emulations spend (options makes it
-	// on first use; nil with no budget).
-	meter *emulate.Budget
 }
 
 // plan parses the flags into a plan without its machine profile (see
@@ -201,11 +198,16 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if err := pl.checkBudget(t, pl.emulators, len(passes)*pl.rowsEach()); err != nil {
 		return nil, err
 	}
-	opt := pl.options()
 	total := len(passes) * pl.sweepSize()
 	bar := progress.New(e.stderr, "predicting", total)
 	done := 0
 	for _, b := range passes {
+		// Each pass has its share of the budget, so that the rows of
+		// the first cannot spend what the second needs.
+		opt := pl.options(pl.sweepSize())
+		if opt.Budget != nil {
+			opt.Budget = emulate.NewBudget(pl.budget/float64(len(passes)), pl.sweepSize())
+		}
 		opt.Burden = b
 		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
 		if err != nil {
@@ -214,8 +216,11 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		}
 		done += pl.sweepSize()
 		out.Results = append(out.Results, sw.Results...)
-		if b == nil {
-			out.Notes = append(out.Notes, sw.Notes...)
+		for _, n := range sw.Notes {
+			// The passes skip the same rows for the same reasons.
+			if !slices.Contains(out.Notes, n) {
+				out.Notes = append(out.Notes, n)
+			}
 		}
 	}
 	bar.Done()
@@ -334,7 +339,7 @@ func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error 
 	if err := pl.checkBudget(t, []emulate.SectionEmulator{e}, 1); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	opt := pl.options()
+	opt := pl.options(0)
 	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Burdened() {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
@@ -383,12 +388,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // options returns the emulation options of the plan's machine profile,
-// with the plan's budget, which every emulation made with them spends.
-// Without a calibrated profile the synthesizer's walk costs are zero
-// (machine.Default), so that it measures them on this machine itself.
-func (pl *plan) options() emulate.Options {
-	if pl.meter == nil {
-		pl.meter = emulate.NewBudget(pl.budget)
-	}
-	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Budget: pl.meter}
+// with a budget of the plan's size, which every emulation made with them
+// spends: shared among rows predictions of sweeps (emulate.NewBudget),
+// or 0 for predictions made one by one. Without a calibrated profile
+// the synthesizer's walk costs are zero (machine.Default), so that it
+// measures them on this machine itself.
+func (pl *plan) options(rows int) emulate.Options {
+	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Budget: emulate.NewBudget(pl.budget, rows)}
 }

@@ -50,8 +50,8 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	// would scale.
 	serial := float64(tree.Work(t.Root))
 	predict := func(tr *tree.Tree) (float64, error) {
-		opt := pl.options()
-		opt.Budget = emulate.NewBudget(share)
+		opt := pl.options(0)
+		opt.Budget = emulate.NewBudget(share, 0)
 		res, err := emulate.Predict(emu, tr, th, s, opt)
 		if err != nil || !(res.ParallelNs > 0) {
 			return 0, err

@@ -31,14 +31,14 @@ func TestBudgetStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small := emulate.NewBudget(5_000)
+	small := emulate.NewBudget(5_000, 0)
 	if _, err := New().Section(sec, 16, sc, 1, emulate.Options{Overheads: ov, Budget: small}); !errors.Is(err, emulate.ErrOverBudget) {
 		t.Errorf("budget of 5,000 steps for 20,000 spawns: err %v, want ErrOverBudget", err)
 	}
 	if small.Used() > small.Limit()+budgetEvery {
 		t.Errorf("spent %v steps of a budget of %v", small.Used(), small.Limit())
 	}
-	large := emulate.NewBudget(1e9)
+	large := emulate.NewBudget(1e9, 0)
 	got, err := New().Section(sec, 16, sc, 1, emulate.Options{Overheads: ov, Budget: large})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestLoneDynamic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []int{1, 7, 1 << 20} {
-		b := emulate.NewBudget(1e4)
+		b := emulate.NewBudget(1e4, 0)
 		got, err := New().Section(sec, 1, par.Schedule{Policy: par.Dynamic, Chunk: c}, 1, emulate.Options{Overheads: ov, Budget: b})
 		if err != nil {
 			t.Errorf("dynamic:%d: %v", c, err)
