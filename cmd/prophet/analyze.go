@@ -182,11 +182,11 @@ a bare section or task name works when it is unambiguous.`,
 		half.budget /= 2
 		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
 		if err != nil {
-			return pl.overBudget(err)
+			return err
 		}
 		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
 		if err != nil {
-			return pl.overBudget(err)
+			return err
 		}
 		return report.WriteWhatIfTable(e.stdout, report.WhatIf{
 			Change: ch.String(), Before: before, After: after,

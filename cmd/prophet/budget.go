@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/tree"
@@ -83,26 +82,13 @@ func nestedSections(t *tree.Tree) float64 {
 	return total
 }
 
-// overBudget adds what to do to an error of predictions that went over
-// the plan's budget (emulate.ErrOverBudget): where the prediction that
-// ran out names a schedule and others were asked for, the command line
-// that leaves it out. Other errors pass as they are.
+// overBudget adds what to do to an error of a prediction that went
+// over the plan's budget (emulate.ErrOverBudget) outside a sweep, which
+// leaves such rows out itself: the timeline's, and whatif --sweep's
+// prediction of today's program. Other errors pass as they are.
 func (pl *plan) overBudget(err error) error {
 	if !errors.Is(err, emulate.ErrOverBudget) {
 		return err
 	}
-	var row *emulate.RowError
-	if errors.As(err, &row) && len(pl.schedules) > 1 {
-		var rest []string
-		for _, s := range pl.schedules {
-			if s != row.Schedule {
-				rest = append(rest, s.String())
-			}
-		}
-		if len(rest) > 0 {
-			return fmt.Errorf("%w (about half a minute of one core): leave %s out (--schedule %s), predict fewer thread counts, or raise --budget (0: no limit)",
-				err, row.Schedule, strings.Join(rest, ","))
-		}
-	}
-	return fmt.Errorf("%w (about half a minute of one core): predict fewer thread counts, schedules or emulators (spawn and errgroup take the most, a step or more per task), or raise --budget (0: no limit)", err)
+	return fmt.Errorf("%w (about half a minute of one core): predict fewer thread counts or another schedule (spawn and errgroup take the most, a step or more per task), or raise --budget (0: no limit)", err)
 }

@@ -212,7 +212,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
 		if err != nil {
 			bar.Stop()
-			return nil, pl.overBudget(err)
+			return nil, err
 		}
 		done += pl.sweepSize()
 		out.Results = append(out.Results, sw.Results...)
