@@ -132,9 +132,11 @@ type WhatIf struct {
 	// trees.
 	Before, After *analyze.Analysis
 	// BeforeResults and AfterResults are optional predictions of both
-	// trees (same emulators, schedules and thread counts, in the same
-	// order).
+	// trees (same emulators, schedules and thread counts); a row that
+	// only one of them has is not shown.
 	BeforeResults, AfterResults []emulate.Result
+	// Notes are one-sentence remarks on the predictions (rows left out).
+	Notes []string
 }
 
 // WriteWhatIfTable writes the comparison for people.
@@ -162,20 +164,33 @@ func WriteWhatIfTable(w io.Writer, c WhatIf) error {
 			row(fmt.Sprintf("upper bound, %d threads", b.Bounds[i].Threads), b.Bounds[i].Upper, a.Bounds[i].Upper, num)
 		}
 	}
-	if len(c.BeforeResults) == len(c.AfterResults) {
-		for i, r := range c.BeforeResults {
-			s := c.AfterResults[i]
-			if r.Emulator != s.Emulator || r.Schedule != s.Schedule || r.Threads != s.Threads {
-				continue
-			}
-			name := fmt.Sprintf("speedup %s %s %d", r.Emulator, r.Schedule, r.Threads)
-			if r.MemoryModel {
-				name += " +mem"
-			}
-			row(name, r.Speedup, s.Speedup, num)
+	type key struct {
+		em, sched string
+		threads   int
+		mem       bool
+	}
+	after := map[key]float64{}
+	for _, s := range c.AfterResults {
+		after[key{s.Emulator, s.Schedule.String(), s.Threads, s.MemoryModel}] = s.Speedup
+	}
+	for _, r := range c.BeforeResults {
+		s, ok := after[key{r.Emulator, r.Schedule.String(), r.Threads, r.MemoryModel}]
+		if !ok {
+			continue
 		}
+		name := fmt.Sprintf("speedup %s %s %d", r.Emulator, r.Schedule, r.Threads)
+		if r.MemoryModel {
+			name += " +mem"
+		}
+		row(name, r.Speedup, s, num)
 	}
 	tw.Flush()
+	if len(c.Notes) > 0 {
+		ew.printf("\n")
+		for _, n := range c.Notes {
+			ew.printf("%s.\n", tableSentence(n))
+		}
+	}
 	if len(a.Regions) > 0 {
 		ew.printf("\nafter the change, the regions limiting scaling most:\n")
 		writeRegions(ew, a, 5)

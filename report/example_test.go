@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/report"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -76,4 +78,51 @@ func ExampleShortLockNotes() {
 	}
 	// Output:
 	// lock 1 is held 100 ns at a time, 33% of the work, less than the 725 ns between two checks of a goroutine spinning for it: threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower
+}
+
+// A what-if comparison of a loop before and after its tasks get twice as
+// fast: the predictions are paired by emulator, schedule and thread
+// count, a row predicted on one side only is not shown, and the notes
+// say why.
+func ExampleWriteWhatIfTable() {
+	var rows []*tree.Node
+	for i := int64(8); i >= 1; i-- {
+		rows = append(rows, tree.Task("row", tree.U(i*1_000_000)))
+	}
+	t := tree.New(tree.Sec("rows", rows...))
+	nt, _ := analyze.WhatIf(t, analyze.Change{Region: "row", Faster: 2})
+	opt := analyze.Options{Threads: []int{2}}
+	before, _ := analyze.Analyze(t, opt)
+	after, _ := analyze.Analyze(nt, opt)
+	static := par.Schedule{Policy: par.Static}
+	spawn := par.Schedule{Policy: par.Spawn}
+	report.WriteWhatIfTable(os.Stdout, report.WhatIf{
+		Change: "row 2x faster", Before: before, After: after,
+		BeforeResults: []emulate.Result{
+			{Emulator: "ff", Schedule: spawn, Threads: 2, Speedup: 1.5},
+			{Emulator: "ff", Schedule: static, Threads: 2, Speedup: 1.2},
+		},
+		AfterResults: []emulate.Result{{Emulator: "ff", Schedule: static, Threads: 2, Speedup: 1.25}},
+		Notes:        []string{"after the change: left out, over their share of the emulation budget: ff spawn at 2 threads"},
+	})
+	// Output:
+	// what if: row 2x faster
+	//
+	//                           before  after  change
+	//                     work   36 ms  18 ms  -50.0%
+	//                     span    8 ms   4 ms  -50.0%
+	//              parallelism    4.50   4.50   +0.0%
+	//            burdened span    8 ms   4 ms  -50.0%
+	//     burdened parallelism    4.50   4.50   +0.0%
+	//   upper bound, 2 threads    2.00   2.00   +0.0%
+	//      speedup ff static 2    1.20   1.25   +4.2%
+	//
+	// After the change: left out, over their share of the emulation budget: ff spawn at 2 threads.
+	//
+	// after the change, the regions limiting scaling most:
+	//
+	// regions (the first limits scaling most)
+	// region    instances  work   span   parallelism  on span      own on span
+	// task:row  8          18 ms  18 ms  1.00         4 ms (100%)  4 ms (100%)
+	// sec:rows  1          18 ms  4 ms   4.50         4 ms (100%)  0 ns (0%)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/emulate"
@@ -188,9 +189,15 @@ a bare section or task name works when it is unambiguous.`,
 		if err != nil {
 			return err
 		}
+		notes := sb.Notes
+		for _, n := range sa.Notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, "after the change: "+n)
+			}
+		}
 		return report.WriteWhatIfTable(e.stdout, report.WhatIf{
 			Change: ch.String(), Before: before, After: after,
-			BeforeResults: sb.Results, AfterResults: sa.Results,
+			BeforeResults: sb.Results, AfterResults: sa.Results, Notes: notes,
 		})
 	}
 	return c
