@@ -274,6 +274,11 @@ func TestLongLoops(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ff static") || !strings.Contains(out, "ff spawn") && !strings.Contains(out, "ff spawn at 16 threads") {
 		t.Errorf("alternating loop, static and spawn: status %d, stdout %q, stderr %q", code, out, stderr)
 	}
+	// CSV has no room for notes: they go to stderr.
+	code, out, stderr = prophet("predict", alternating, "--machine", "builtin", "--budget", "1e6", "--threads", "16", "--schedule", "static,spawn", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "ff,static,16") || !strings.Contains(out, "ff,spawn,16") && !strings.Contains(stderr, "note: left out") {
+		t.Errorf("alternating loop, CSV: status %d, stdout %q, stderr %q", code, out, stderr)
+	}
 	code, _, stderr = prophet("predict", alternating, "--machine", "builtin", "--budget", "1e4", "--threads", "16", "--schedule", "spawn")
 	if code != 1 || !strings.Contains(stderr, "no prediction to show") || !strings.Contains(stderr, "budget") || !strings.Contains(stderr, "spawn at 16 threads") {
 		t.Errorf("alternating loop, spawn on a small budget: status %d, stderr %q; want 1, naming the budget and the prediction", code, stderr)

@@ -318,6 +318,11 @@ Examples:
 		case "json":
 			return preds.WriteJSON(e.stdout)
 		case "csv":
+			// CSV has no place for them: the notes (rows left out, and
+			// why) go to stderr.
+			for _, n := range preds.Notes {
+				fmt.Fprintf(e.stderr, "note: %s\n", n)
+			}
 			return preds.WriteCSV(e.stdout)
 		}
 		return preds.WriteTable(e.stdout)
