@@ -263,6 +263,12 @@ indices and one goroutine per thread drains it (for i := range jobs). errgroup
 is golang.org/x/sync/errgroup with SetLimit(threads): a goroutine per task,
 the caller blocking in Go while that many run.
 
+The predictions take at most --budget emulation steps in all (about half a
+minute of one core). ff takes long runs of identical tasks in closed form,
+in a few thousand steps whatever their length, but a goroutine per task
+(spawn, errgroup) can take a step or more a task; a prediction that runs out
+of its share is left out of the table, and a note names it.
+
 Examples:
   prophet predict lu.ppt
   prophet predict lu.ppt --threads 1-16 --schedule static:1,dynamic:1 --format csv
