@@ -12,6 +12,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/analyze"
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/tree"
 )
 
 // WriteAnalysisJSON writes a as one indented JSON object (work_ns,
@@ -37,6 +38,48 @@ func ShortLockNotes(a *analyze.Analysis) []string {
 			"threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, "+
 			"from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower",
 			l.ID, durNs(float64(l.HeldNs)/float64(l.Acquisitions)), 100*float64(l.HeldNs)/float64(a.WorkNs), durNs(a.Overheads.SpinCheckNs())))
+	}
+	return out
+}
+
+// Fine spawn loops: below FineSpawnNs a task, in a loop of FineSpawnTasks
+// tasks or more in one run of a section, ff's predictions of a goroutine per task (spawn, errgroup)
+// are its least accurate: what a goroutine costs Go grows with the
+// task's length and the loop's size (docs/measurements.md), and ff
+// charges it as a constant.
+const (
+	FineSpawnNs    = 2000
+	FineSpawnTasks = 10_000
+)
+
+// FineSpawnNotes returns a sentence for each top-level section of t
+// that spawns, in one run, at least FineSpawnTasks tasks of less than
+// FineSpawnNs on average: that ff's spawn and errgroup predictions are
+// its least accurate for it, and that the synthesizer, which spawns real
+// goroutines, predicts them on this machine's cores. A section run many
+// times is named once.
+func FineSpawnNotes(t *tree.Tree) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sec := range t.Root.Children {
+		if sec.Kind != tree.KindSec || seen[sec.Name] {
+			continue
+		}
+		var tasks, work int64
+		for _, c := range sec.Children {
+			if c.Kind == tree.KindTask {
+				tasks += c.Reps()
+				work += tree.Work(c)
+			}
+		}
+		if tasks < FineSpawnTasks || float64(work) >= FineSpawnNs*float64(tasks) {
+			continue
+		}
+		seen[sec.Name] = true
+		out = append(out, fmt.Sprintf("section %s has %s tasks a run, %s each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate "+
+			"(what a goroutine costs Go grows with the task's length and the loop's size, and ff charges it as a constant); "+
+			"--emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores",
+			sec.Name, count(tasks), durNs(float64(work)/float64(tasks))))
 	}
 	return out
 }

@@ -126,3 +126,14 @@ func ExampleWriteWhatIfTable() {
 	// task:row  8          18 ms  18 ms  1.00         4 ms (100%)  4 ms (100%)
 	// sec:rows  1          18 ms  4 ms   4.50         4 ms (100%)  0 ns (0%)
 }
+
+// A loop of 20,000 tasks of 300 ns: ff's predictions of a goroutine per
+// task are least accurate for tasks this short.
+func ExampleFineSpawnNotes() {
+	t := tree.New(tree.Sec("loop", tree.Run(20_000, tree.Task("t", tree.U(300)))))
+	for _, n := range report.FineSpawnNotes(t) {
+		fmt.Println(n)
+	}
+	// Output:
+	// section loop has 20,000 tasks a run, 300 ns each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate (what a goroutine costs Go grows with the task's length and the loop's size, and ff charges it as a constant); --emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores
+}

@@ -498,3 +498,39 @@ func TestPredictShortLockNote(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictFineSpawnNote checks that predict says when ff's spawn
+// predictions are for tasks short enough to be its least accurate
+// (report.FineSpawnNotes), and only where it predicts a goroutine per
+// task at more than one thread without the synthesizer.
+func TestPredictFineSpawnNote(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int64, ns int64) string {
+		path := filepath.Join(dir, name)
+		if err := tree.WriteFile(path, tree.New(tree.Sec("loop", tree.Run(n, tree.Task("t", tree.U(ns)))))); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	fine := write("fine.ppt", 20_000, 300)
+	for _, tc := range []struct {
+		name, prof, sched, threads, emu string
+		want                            bool
+	}{
+		{"spawn", fine, "static,spawn", "1,2", "ff", true},
+		{"errgroup", fine, "errgroup", "2", "ff", true},
+		{"with syn", fine, "spawn", "2", "ff,syn", false},
+		{"no spawn", fine, "static,dynamic:1", "1,2", "ff", false},
+		{"one thread", fine, "spawn", "1", "ff", false},
+		{"long tasks", write("long.ppt", 20_000, 5000), "spawn", "2", "ff", false},
+		{"few tasks", write("few.ppt", 1000, 300), "spawn", "2", "ff", false},
+	} {
+		code, out, stderr := prophet("predict", tc.prof, "--threads", tc.threads, "--schedule", tc.sched, "--emulator", tc.emu, "--machine", "builtin")
+		if code != 0 {
+			t.Fatalf("%s: status %d, stderr %q", tc.name, code, stderr)
+		}
+		if got := strings.Contains(out, "least accurate"); got != tc.want {
+			t.Errorf("%s: fine-spawn note shown %v, want %v; output:\n%s", tc.name, got, tc.want, out)
+		}
+	}
+}

@@ -145,6 +145,10 @@ func (p *predictFlags) load(e *env, path string) (*plan, *tree.Tree, error) {
 // sweepSize is the number of predictions one sweep of pl makes.
 func (pl *plan) sweepSize() int { return len(pl.emulators) * pl.rowsEach() }
 
+// perTask reports whether pl predicts a schedule with a goroutine per
+// task (spawn, errgroup).
+func (pl *plan) perTask() bool { return slices.ContainsFunc(pl.schedules, par.Schedule.PerTask) }
+
 // rowsEach is the number of predictions each emulator makes in one sweep
 // of pl.
 func (pl *plan) rowsEach() int { return len(pl.threads) * len(pl.schedules) }
@@ -237,6 +241,9 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if slices.Max(pl.threads) > 1 {
 		if a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: []int{1}}); err == nil {
 			out.Notes = append(out.Notes, report.ShortLockNotes(a)...)
+			if pl.perTask() && !slices.ContainsFunc(pl.emulators, emulate.Measures) {
+				out.Notes = append(out.Notes, report.FineSpawnNotes(t)...)
+			}
 		}
 	}
 	return out, nil
