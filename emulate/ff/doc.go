@@ -219,6 +219,11 @@
 //     queues an entry per run, not per task (as goroutines scattered over
 //     the heap, taking each was a cache miss: BenchmarkMixed/spawn went
 //     from 9.9 to 18 million emulated nodes per second);
+//   - with spawn, where the machine comes back to the same state at a
+//     spawn, whole cycles or periods of it are added at once (cycle.go:
+//     spawnCycle, spawnPeriod); where it does not (the wake-ups of idle
+//     cores at 4 to 16 threads), but the spawner sets the pace, whole
+//     windows of its spawns are (spawnSkip);
 //   - a wake-up sample whose wake-ups all came too late to matter (each
 //     found no goroutine waiting for a core, and none became ready after
 //     the first) stands for every longer latency, which then is not
@@ -230,8 +235,11 @@
 // is kept in whole grid units, so that it adds up exactly), and a sample
 // with hiccups does not stand for others.
 //
-// These shortcuts give exactly, bit for bit, what the node-by-node
-// emulation gives (TestShortcutsExact): the closed forms are used only
+// These shortcuts, but spawnSkip, give exactly, bit for bit, what the
+// node-by-node emulation gives (TestShortcutsExact, TestSpawnCycles);
+// spawnSkip leaves the cores' wake-ups in the phases of the state before
+// a skip, which moves a section's end by at most a wake-up
+// (TestSpawnSkipError), and its busy time not at all. The closed forms are used only
 // when every time involved is a multiple of 1/4096 ns below about 36
 // minutes, where float64 sums are exact. Tree lengths are whole
 // nanoseconds; the emulator rounds the wake-up latencies, a machine

@@ -158,6 +158,14 @@ type state struct {
 	periodPower, periodLam, periodTries int
 	// onlyPeriods leaves spawn cycles to spawnPeriod alone, for tests.
 	onlyPeriods bool
+	// exactSpawn turns off spawnSkip, the one shortcut that is not
+	// exact (for tests that compare the shortcuts with the step-by-step
+	// emulation); skipRun, skipAt and skipN are spawnSkip's run, its
+	// checkpoint and the spawns since it.
+	exactSpawn bool
+	skipRun    *taskRun
+	skipAt     spawnCheck
+	skipN      int64
 	// infoFree holds section infos to reuse.
 	infoFree []*secInfo
 	// stepwise turns off every shortcut (walk, batch, lockstep): the
@@ -235,7 +243,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
-		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, budget: s.budget,
+		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, exactSpawn: s.exactSpawn, budget: s.budget,
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.

@@ -46,8 +46,9 @@ type Emulator struct {
 	progs *progCache
 	// exactGrid turns off the rounding of wake-up latencies, overheads
 	// and burden factors to the grid, stepwise the engine's shortcuts
-	// and the sharing of inert wake-up samples (for tests).
-	exactGrid, stepwise bool
+	// and the sharing of inert wake-up samples, exactSpawn the one
+	// shortcut that is not exact (spawnSkip) (for tests).
+	exactGrid, stepwise, exactSpawn bool
 }
 
 // New returns an Emulator with the default settings, which reuses its
@@ -208,6 +209,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	clear(s.infos)
 	s.stepwise = e.stepwise
+	s.exactSpawn = e.exactSpawn
 	s.budget = ch.budget
 	if inst >= 0 && len(lat) > 1 {
 		r, err := emulateOnce(s, p, threads, rule, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
