@@ -24,7 +24,8 @@ var ErrOverBudget = errors.New("over the emulation budget")
 // A budget made for the rows of sweeps (NewBudget with rows > 0) gives
 // each prediction RunSweep makes an allowance of its own, which no
 // other prediction can take, and a share of the rest, which they all
-// draw from once past their own: so that the few predictions that would
+// draw from once past their own (and which what a finished prediction
+// left of its allowance joins): so that the few predictions that would
 // take the whole budget (a goroutine per task, emulated task by task)
 // run out of it without starving the others, and RunSweep leaves them
 // out with a note.
@@ -33,7 +34,7 @@ type Budget struct {
 	// pool is what predictions draw from in common (the budget's own
 	// counter, up to poolLimit), spent the steps taken in all.
 	used      atomic.Int64
-	poolLimit int64
+	poolLimit atomic.Int64
 	spent     atomic.Int64
 	// A sweep's budget: each of up to rows predictions has allowance
 	// steps of its own; given counts the row budgets handed out.
@@ -56,11 +57,12 @@ func NewBudget(steps float64, rows int) *Budget {
 		return nil
 	}
 	limit := int64(min(steps, math.MaxInt64/4))
-	b := &Budget{limit: limit, poolLimit: limit}
+	b := &Budget{limit: limit}
+	b.poolLimit.Store(limit)
 	if rows > 0 {
 		b.rows = int64(rows)
 		b.allowance = limit / (2 * b.rows)
-		b.poolLimit = limit - b.allowance*b.rows
+		b.poolLimit.Store(limit - b.allowance*b.rows)
 	}
 	return b
 }
@@ -92,10 +94,21 @@ func (b *Budget) Spend(n int64) bool {
 		}
 		n -= b.own
 		b.own = 0
-		return p.used.Add(n) <= p.poolLimit
+		return p.used.Add(n) <= p.poolLimit.Load()
 	}
 	b.spent.Add(n)
-	return b.used.Add(n) <= b.poolLimit
+	return b.used.Add(n) <= b.poolLimit.Load()
+}
+
+// release gives what is left of a row's own allowance, once its
+// prediction is done, to the budget it draws from, for the rows still
+// running to share.
+func (b *Budget) release() {
+	if b == nil || b.parent == nil || b.own == 0 {
+		return
+	}
+	b.parent.poolLimit.Add(b.own)
+	b.own = 0
 }
 
 // Limit returns b's size in steps (0 for no limit): for a row's budget,

@@ -159,6 +159,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 		o := opt
 		o.Budget = opt.Budget.row()
 		out[i], errs[i] = Predict(e, t, jobs[i].th, jobs[i].s, o)
+		o.Budget.release()
 	}
 	// collect returns the results, the jobs over budget and the first
 	// other error of the jobs done.
