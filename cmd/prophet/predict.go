@@ -4,8 +4,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -153,42 +151,11 @@ func (pl *plan) perTask() bool { return slices.ContainsFunc(pl.schedules, par.Sc
 // of pl.
 func (pl *plan) rowsEach() int { return len(pl.threads) * len(pl.schedules) }
 
-// predictGCPercent is the garbage collector's target percentage while
-// predictAll runs its sweep (for predict, report and the demo), unless
-// GOGC is set: a prediction's heap is a few
-// megabytes, so at Go's default of 100 the collector runs two or three
-// times during a sweep of a fraction of a second, and while it marks,
-// it takes a core from the emulations.
-const predictGCPercent = 400
-
-// predictMemoryLimit is the soft memory limit while predictAll relaxes
-// the garbage collector: a relaxed collector lets the heap grow to five
-// times what is live, which for a large profile is gigabytes; near the
-// limit it collects as often as it must.
-const predictMemoryLimit = 768 << 20
-
-// relaxGC sets the garbage collector's target percentage to
-// predictGCPercent, under the soft limit predictMemoryLimit, unless the
-// GOGC or GOMEMLIMIT environment variable chooses, and returns the
-// function that restores them.
-func relaxGC() (restore func()) {
-	_, gogc := os.LookupEnv("GOGC")
-	_, limit := os.LookupEnv("GOMEMLIMIT")
-	if gogc || limit {
-		return func() {}
-	}
-	old := debug.SetGCPercent(predictGCPercent)
-	oldLimit := debug.SetMemoryLimit(predictMemoryLimit)
-	return func() {
-		debug.SetGCPercent(old)
-		debug.SetMemoryLimit(oldLimit)
-	}
-}
-
 // predictAll runs every prediction of pl on t. With the memory model
 // applied, it runs the grid twice, without and with burden factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
-	defer relaxGC()()
+	gc := relaxGC()
+	defer gc.restore()
 	burden, status := memmodel.ForTree(t, pl.machine, pl.mode)
 	if pl.mode == memmodel.On && !status.Applied {
 		return nil, fmt.Errorf("--memory on: %s", status)
@@ -213,7 +180,10 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 			opt.Budget = emulate.NewBudget(pl.budget/float64(len(passes)), pl.sweepSize())
 		}
 		opt.Burden = b
-		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) { bar.Set(done + d) })
+		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) {
+			bar.Set(done + d)
+			gc.follow()
+		})
 		if err != nil {
 			bar.Stop()
 			return nil, err
