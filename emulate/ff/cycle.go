@@ -336,7 +336,7 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 // the phases of the state before it, where the step-by-step emulation's
 // would differ. That moves the section's last tasks, by at most a
 // wake-up; TestSpawnSkipError bounds it against the exact emulation
-// (1.5 to 5 µs on sections of 8 to 31 ms; at most 5·10^-6 of the
+// (at most 6.6 µs on sections of 8 to 31 ms; at most 10^-5 of the
 // recorded 10^6-task loop's 0.25-0.39 s).
 
 // skipWindow is the fewest spawns a window of spawnSkip holds.
