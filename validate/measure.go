@@ -177,10 +177,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 		return nil, err
 	}
 	if m.cfg.LinesNow {
-		spawns := slices.ContainsFunc(sub.schedules, func(s par.Schedule) bool {
-			return s.Policy == par.Spawn || s.Policy == par.Errgroup
-		})
-		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, spawns)
+		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, slices.ContainsFunc(sub.schedules, par.Schedule.PerTask))
 		if err != nil {
 			return nil, err
 		}
