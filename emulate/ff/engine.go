@@ -34,7 +34,7 @@ import (
 //   - noise.go: the machine's noise and the hand-off latency draws.
 //   - walk.go, batch.go, lockstep.go, cycle.go: the shortcuts (closed
 //     forms) that take many steps at once with exactly the step-by-step
-//     result.
+//     result, but spawnSkip (cycle.go), within a wake-up of it.
 //   - grid.go: the time grid that makes the closed forms exact.
 //   - spans.go: timeline spans.
 

@@ -149,6 +149,14 @@ type charges struct {
 	budget *emulate.Budget
 }
 
+// chargesOf returns the charges of a prediction made with opt: those of
+// its overheads (charges) and its budget.
+func (e *Emulator) chargesOf(opt emulate.Options) charges {
+	ch := e.charges(opt.Overheads)
+	ch.budget = opt.Budget
+	return ch
+}
+
 // charges returns the charges for ov: the wake-up latency samples and
 // the overheads, both rounded to the grid unless e.exactGrid. The costs
 // of fork, join, chunk, spawn, channel and lock that are not positive
@@ -259,9 +267,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 // opt.Overheads. BusyNs and IdleNs add up, over the threads cores, the
 // time spent running goroutines (work and overheads) and the time idle.
 func (e *Emulator) Section(sec *tree.Node, threads int, sched par.Schedule, burden float64, opt emulate.Options) (emulate.Section, error) {
-	ch := e.charges(opt.Overheads)
-	ch.budget = opt.Budget
-	r, err := e.section(sec, threads, sched, burden, ch, e.Timeline, 0, -1)
+	r, err := e.section(sec, threads, sched, burden, e.chargesOf(opt), e.Timeline, 0, -1)
 	if err != nil {
 		return emulate.Section{}, err
 	}
@@ -304,8 +310,7 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 	if len(burdens) != len(secs) {
 		return nil, fmt.Errorf("%d burden factors for %d sections", len(burdens), len(secs))
 	}
-	ch := e.charges(opt.Overheads)
-	ch.budget = opt.Budget
+	ch := e.chargesOf(opt)
 	k := len(ch.lat)
 	singles := map[string]int{}
 	if k > 1 && e.Timeline == nil && !e.stepwise {
@@ -357,8 +362,7 @@ func (e *Emulator) Trace(t *tree.Tree, threads int, sched par.Schedule, opt emul
 		return nil, emulate.Result{}, err
 	}
 	spans := []emulate.Span{}
-	ch := e.charges(opt.Overheads)
-	ch.budget = opt.Budget
+	ch := e.chargesOf(opt)
 	var at float64
 	for _, n := range t.Root.Children {
 		reps := float64(n.Reps())

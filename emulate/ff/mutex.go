@@ -141,11 +141,11 @@ func (s *state) release(lk *mutex) {
 // spinCheck returns how long after now a spinning waiter (within the
 // spin window) next checks the lock: it checks every SpinCheckNs, so an
 // Unlock is seen up to that much later. Where between two checks an
-// Unlock falls varies from one hand-off to the next in a real run; each takes the next draw of an even spread over
-// the interval (the run's quantile moved on by goldenStep, as for the
-// hand-off latencies), which keeps the prediction from hanging on
-// nanosecond coincidences of the recorded lengths. On the grid; 0
-// without a spin window.
+// Unlock falls varies from one hand-off to the next in a real run; each
+// takes the next draw of an even spread over the interval (the run's
+// quantile moved on by goldenStep, as for the hand-off latencies), which
+// keeps the prediction from hanging on nanosecond coincidences of the
+// recorded lengths. On the grid; 0 without a spin window.
 func (s *state) spinCheck() float64 {
 	step := s.ov.SpinCheckNs()
 	if !(step > 0) {
