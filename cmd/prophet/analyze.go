@@ -179,13 +179,11 @@ a bare section or task name works when it is unambiguous.`,
 			}
 		}
 		// Before and after, each with half of the budget.
-		half := *pl
-		half.budget /= 2
-		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
+		sb, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, pl.options(pl.budget/2, pl.sweepSize()), nil)
 		if err != nil {
 			return err
 		}
-		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, half.options(pl.sweepSize()), nil)
+		sa, err := emulate.RunSweep(nt, pl.emulators, pl.threads, pl.schedules, pl.options(pl.budget/2, pl.sweepSize()), nil)
 		if err != nil {
 			return err
 		}

@@ -39,11 +39,12 @@ func (pl *plan) checkBudget(t *tree.Tree, emus []emulate.SectionEmulator, predic
 // leastSteps returns the fewest steps predictionsEach predictions of t
 // by each emulator of emus can take (see checkBudget).
 func leastSteps(t *tree.Tree, emus []emulate.SectionEmulator, predictionsEach int) float64 {
+	forks, nodes := nestedSections(t), float64(t.Totals().ExpandedNodes)
 	var least float64
 	for _, e := range emus {
-		per := nestedSections(t)
+		per := forks
 		if emulate.Measures(e) {
-			per = float64(t.Totals().ExpandedNodes)
+			per = nodes
 		}
 		least += per * float64(predictionsEach)
 	}
@@ -83,10 +84,10 @@ func nestedSections(t *tree.Tree) float64 {
 }
 
 // overBudget adds what to do to an error of a prediction that went
-// over the plan's budget (emulate.ErrOverBudget) outside a sweep, which
+// over its budget (emulate.ErrOverBudget) outside a sweep, which
 // leaves such rows out itself: the timeline's, and whatif --sweep's
 // prediction of today's program. Other errors pass as they are.
-func (pl *plan) overBudget(err error) error {
+func overBudget(err error) error {
 	if !errors.Is(err, emulate.ErrOverBudget) {
 		return err
 	}

@@ -37,15 +37,14 @@ func TestNestedSections(t *testing.T) {
 // what to do; other errors pass unchanged.
 func TestOverBudgetHint(t *testing.T) {
 	over := fmt.Errorf("section %q: %w", "loop", emulate.ErrOverBudget)
-	pl := &plan{}
-	msg := pl.overBudget(over).Error()
+	msg := overBudget(over).Error()
 	for _, want := range []string{`section "loop"`, "budget", "raise --budget"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
 	other := fmt.Errorf("some other failure")
-	if got := pl.overBudget(other); got != other {
+	if got := overBudget(other); got != other {
 		t.Errorf("another error came back as %v", got)
 	}
 }

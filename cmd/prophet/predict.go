@@ -175,10 +175,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	for _, b := range passes {
 		// Each pass has its share of the budget, so that the rows of
 		// the first cannot spend what the second needs.
-		opt := pl.options(pl.sweepSize())
-		if opt.Budget != nil {
-			opt.Budget = emulate.NewBudget(pl.budget/float64(len(passes)), pl.sweepSize())
-		}
+		opt := pl.options(pl.budget/float64(len(passes)), pl.sweepSize())
 		opt.Burden = b
 		sw, err := emulate.RunSweep(t, pl.emulators, pl.threads, pl.schedules, opt, func(d, _ int) {
 			bar.Set(done + d)
@@ -211,9 +208,9 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	if slices.Max(pl.threads) > 1 {
 		if a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: []int{1}}); err == nil {
 			out.Notes = append(out.Notes, report.ShortLockNotes(a)...)
-			if pl.perTask() && !slices.ContainsFunc(pl.emulators, emulate.Measures) {
-				out.Notes = append(out.Notes, report.FineSpawnNotes(t)...)
-			}
+		}
+		if pl.perTask() && !slices.ContainsFunc(pl.emulators, emulate.Measures) {
+			out.Notes = append(out.Notes, report.FineSpawnNotes(t)...)
 		}
 	}
 	return out, nil
@@ -327,13 +324,13 @@ func writeTimeline(stderr io.Writer, path string, t *tree.Tree, pl *plan) error 
 	if err := pl.checkBudget(t, []emulate.SectionEmulator{e}, 1); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	opt := pl.options(0)
+	opt := pl.options(pl.budget, 0)
 	if burden, status := memmodel.ForTree(t, pl.machine, pl.mode); status.Burdened() {
 		opt.Burden = burden // the timeline shows what the prediction assumed
 	}
 	spans, _, err := e.Trace(t, th, s, opt)
 	if err != nil {
-		return fmt.Errorf("timeline: %w", pl.overBudget(err))
+		return fmt.Errorf("timeline: %w", overBudget(err))
 	}
 	if len(spans) >= maxTimelineSpans {
 		fmt.Fprintf(stderr, "timeline: the schedule has more than %d slices; the file holds the first %d (up to %s)\n",
@@ -376,11 +373,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // options returns the emulation options of the plan's machine profile,
-// with a budget of the plan's size, which every emulation made with them
-// spends: shared among rows predictions of sweeps (emulate.NewBudget),
-// or 0 for predictions made one by one. Without a calibrated profile
-// the synthesizer's walk costs are zero (machine.Default), so that it
-// measures them on this machine itself.
-func (pl *plan) options(rows int) emulate.Options {
-	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Budget: emulate.NewBudget(pl.budget, rows)}
+// with a budget of steps, which every emulation made with them spends:
+// shared among rows predictions of sweeps (emulate.NewBudget), or 0 for
+// predictions made one by one; steps of 0 is no limit. Without a
+// calibrated profile the synthesizer's walk costs are zero
+// (machine.Default), so that it measures them on this machine itself.
+func (pl *plan) options(steps float64, rows int) emulate.Options {
+	return emulate.Options{Overheads: pl.machine.Overheads, Walk: pl.machine.Walk, Budget: emulate.NewBudget(steps, rows)}
 }

@@ -50,9 +50,7 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	// would scale.
 	serial := float64(tree.Work(t.Root))
 	predict := func(tr *tree.Tree) (float64, error) {
-		opt := pl.options(0)
-		opt.Budget = emulate.NewBudget(share, 0)
-		res, err := emulate.Predict(emu, tr, th, s, opt)
+		res, err := emulate.Predict(emu, tr, th, s, pl.options(share, 0))
 		if err != nil || !(res.ParallelNs > 0) {
 			return 0, err
 		}
@@ -60,7 +58,7 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 	}
 	var err error
 	if sw.Base, err = predict(t); err != nil {
-		return sw, pl.overBudget(err)
+		return sw, overBudget(err)
 	}
 	for _, r := range a.Regions {
 		row := report.SweepRow{Region: r.Name, Best: math.Inf(-1)}
