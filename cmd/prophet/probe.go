@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -60,19 +59,13 @@ func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plai
 
 	fmt.Fprintf(e.stderr, "memory probe: running %s again beside bandwidth bandits on the other cores (the plain run took %s)\n",
 		filepath.Base(argv[0]), plainWall.Round(10*time.Millisecond))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // its output was seen in the plain run
-	cmd.Env = append(os.Environ(),
-		annotate.EnvProbe+"="+outName,
-		annotate.EnvProbeProfile+"="+profile,
-		annotate.EnvErrors+"="+errName,
-		annotate.EnvProgram+"="+strings.Join(argv, " "))
-	cmd.Env = append(cmd.Env, env...)
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	// No input or output: its output was seen in the plain run.
+	probeEnv := append([]string{annotate.EnvProbe + "=" + outName, annotate.EnvProbeProfile + "=" + profile}, env...)
+	cmd, got, err := startChild(argv, probeEnv, errName, nil, nil, nil)
+	if err != nil {
 		return skipProbe(e, t, fmt.Sprintf("cannot run %s again: %v", argv[0], err))
 	}
-	got := forwardSignals(cmd.Process)
 	stop := showProbeProgress(e, plainWall, began)
 	runErr := cmd.Wait()
 	stop()

@@ -206,19 +206,32 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 // ended (Wait's error) and the signal passed on (nil: none); err is set
 // when it could not be started.
 func recordChild(argv, env []string, abs, errName string, stdin io.Reader, stdout, stderr io.Writer) (runErr error, sig os.Signal, err error) {
+	cmd, got, err := startChild(argv, append([]string{annotate.EnvVar + "=" + abs}, env...), errName, stdin, stdout, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	runErr = cmd.Wait()
+	return runErr, got(), nil
+}
+
+// startChild starts argv as an annotated child of prophet: env added to
+// its environment, with where to write an annotation error (errName) and
+// the program's command line, its input and output from and to stdin,
+// stdout and stderr (nil: none), and the SIGINT and SIGTERM prophet
+// receives passed on to it. Once the child has ended, the function
+// returned stops passing them on and returns the first one passed (nil:
+// none).
+func startChild(argv, env []string, errName string, stdin io.Reader, stdout, stderr io.Writer) (*exec.Cmd, func() os.Signal, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Env = append(os.Environ(),
-		annotate.EnvVar+"="+abs,
 		annotate.EnvErrors+"="+errName,
 		annotate.EnvProgram+"="+strings.Join(argv, " "))
 	cmd.Env = append(cmd.Env, env...)
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
 	}
-	got := forwardSignals(cmd.Process)
-	runErr = cmd.Wait()
-	return runErr, got(), nil
+	return cmd, forwardSignals(cmd.Process), nil
 }
 
 // childError returns the error an annotated child wrote to the file at
