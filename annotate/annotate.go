@@ -69,8 +69,8 @@ type recorder struct {
 	repeat   *profiler.Repeat
 	repeatTo string
 
-	// probe is the memory probe of a probe run (EnvProbe or Probe),
-	// which sees the top-level sections when nothing records.
+	// probe is the memory probe beside the recording (EnvProbe,
+	// RecordProbed), which sees its top-level sections.
 	probe     atomic.Pointer[memprobe.Prober]
 	probePath string // where Stop writes the probe's measurements
 }
@@ -84,11 +84,14 @@ func init() {
 		}
 		return
 	}
-	if os.Getenv(EnvProbe) != "" && os.Getenv(EnvVar) == "" {
-		startProbeFromEnv(os.Getenv)
-		return
+	// A probe beside the recording starts first: it sees the CPUs the
+	// process may use before the recording binds its thread to one.
+	pr := probeBeside(os.Getenv)
+	if startFromEnv(os.Getenv) == nil && pr != nil {
+		installProbe(pr, os.Getenv(EnvProbe))
+	} else if pr != nil {
+		pr.Stop()
 	}
-	startFromEnv(os.Getenv)
 }
 
 // startFromEnv starts recording when getenv(EnvVar) names a path. A
@@ -130,9 +133,10 @@ func startFromEnv(getenv func(string) string) error {
 // parallelized, a group of spawned calls) named name.
 func SecBegin(name string) {
 	if p := rec.p.Load(); p != nil {
+		if rec.probe.Load() != nil {
+			probeSecBegin(p, name)
+		}
 		p.SecBegin(name)
-	} else if pr := rec.probe.Load(); pr != nil {
-		pr.SecBegin(name)
 	} else if raceBuild && raceOn {
 		raceSecBegin(name)
 	}
@@ -143,8 +147,9 @@ func SecBegin(name string) {
 func SecEnd(nowait bool) {
 	if p := rec.p.Load(); p != nil {
 		p.SecEnd(nowait)
-	} else if pr := rec.probe.Load(); pr != nil {
-		pr.SecEnd()
+		if rec.probe.Load() != nil {
+			probeSecEnd(p)
+		}
 	} else if raceBuild && raceOn {
 		raceSecEnd(nowait)
 	}
@@ -320,11 +325,6 @@ func stop() error {
 		rec.p.Store(rec.paused)
 		rec.paused = nil
 	}
-	if rec.probePath != "" {
-		err := errors.Join(rec.envErr, stopProbe())
-		rec.envErr, rec.probePath = nil, ""
-		return err
-	}
 	p := rec.p.Load()
 	if p == nil {
 		err := rec.envErr
@@ -336,6 +336,13 @@ func stop() error {
 	}
 	rec.p.Store(nil)
 	t, err := p.Stop()
+	if rec.probePath != "" {
+		// After the recording's end, so that closing the bandits is
+		// not in it. What the probe could not write shows as a profile
+		// without a probe; the recording goes on.
+		_ = stopProbe()
+		rec.probePath = ""
+	}
 	if err != nil {
 		return err
 	}
@@ -360,8 +367,14 @@ func Record(fn func()) (*tree.Tree, error) {
 // compression tolerance). fn starts with a clear vector register state,
 // as package par's workers do (see package internal/fpu).
 func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
+	return record(opt, nil, fn)
+}
+
+// record records fn in-process, with probe pr beside the recording
+// where it is not nil (it is stopped by the caller).
+func record(opt profiler.Options, pr *memprobe.Prober, fn func()) (t *tree.Tree, err error) {
 	rec.mu.Lock()
-	if rec.p.Load() != nil {
+	if rec.p.Load() != nil || rec.paused != nil {
 		rec.mu.Unlock()
 		return nil, ErrRecording
 	}
@@ -374,6 +387,9 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 		return nil, err
 	}
 	rec.path, rec.inFn = "", true
+	if pr != nil {
+		besideRecording(p, pr)
+	}
 	rec.p.Store(p)
 	rec.mu.Unlock()
 
@@ -382,6 +398,7 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 		if !done { // fn panicked: stop recording, keep panicking
 			rec.mu.Lock()
 			rec.p.Store(nil)
+			rec.probe.Store(nil)
 			rec.mu.Unlock()
 			p.Stop()
 		}
@@ -397,6 +414,7 @@ func RecordWith(opt profiler.Options, fn func()) (t *tree.Tree, err error) {
 
 	rec.mu.Lock()
 	rec.p.Store(nil)
+	rec.probe.Store(nil)
 	rec.mu.Unlock()
 	return p.Stop()
 }

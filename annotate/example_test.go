@@ -102,7 +102,7 @@ func ExampleSetup() {
 
 // Probe runs a function once more beside memory-bandwidth bandits, for
 // the memory model where there are no hardware counters: memprobe.Analyze
-// pools what it measured against a recording of the same function.
+// turns what it measured into the profile's memory probe.
 func ExampleProbe() {
 	sum := make([]float64, 1<<16)
 	work := func() {
@@ -118,11 +118,11 @@ func ExampleProbe() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	raw, err := annotate.Probe(memprobe.OptionsFor(t), work)
+	raw, err := annotate.Probe(memprobe.Options{}, work)
 	if err != nil {
 		log.Fatal(err)
 	}
-	t.Meta.Probe = memprobe.Analyze(t, raw)
+	t.Meta.Probe = memprobe.Analyze(raw)
 	// On one core the probe measures nothing and says why.
 	fmt.Println(t.Meta.Probe.Cores >= 2 || t.Meta.Probe.Note != "")
 	// Output: true

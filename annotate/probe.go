@@ -2,60 +2,79 @@ package annotate
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/parallel-prophet/prophet/internal/atomicfile"
 	"github.com/parallel-prophet/prophet/memprobe"
+	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// EnvProbe is the environment variable that starts a memory probe run
-// (package memprobe) at program start instead of a recording: bandwidth
+// EnvProbe is the environment variable that starts a memory probe
+// (package memprobe) beside the recording EnvVar starts: bandwidth
 // bandits run on the other cores beside some of the program's top-level
 // sections, and Stop writes what was measured to the file it names, as
-// JSON (memprobe.Raw). `prophet run --memory-probe` sets it for its
-// second run of the program.
+// JSON (memprobe.Raw). The probe's own time is held out of the
+// recording; the slowdown its bandits caused is in the recorded runs
+// they streamed beside, and memprobe.Correct takes it back out (prophet
+// run --memory-probe does). Without EnvVar it does nothing.
 const EnvProbe = "PROPHET_PROBE"
 
-// EnvProbeProfile names the plain recording of the same program, whose
-// sections' run counts plan the probe (a section run once is measured on
-// that run).
-const EnvProbeProfile = "PROPHET_PROBE_PROFILE"
-
-// ErrProbing: a probe run is under way.
-var ErrProbing = errors.New("annotate: a memory probe is running")
-
-// startProbeFromEnv starts a probe run when getenv(EnvProbe) names a
-// path; a failure is kept for Stop to report.
-func startProbeFromEnv(getenv func(string) string) error {
+// probeBeside starts a probe to run beside the recording EnvVar asks
+// for, when getenv(EnvProbe) names a path that can be written, and
+// returns it for installProbe once the recording has started; nil when
+// none is asked for or it cannot write its measurements: a probe that
+// cannot start leaves the recording without one (prophet run says so),
+// never failing it.
+func probeBeside(getenv func(string) string) *memprobe.Prober {
 	path := getenv(EnvProbe)
-	opt := memprobe.Options{}
-	var err error
-	if prof := getenv(EnvProbeProfile); prof != "" {
-		var t *tree.Tree
-		if t, err = tree.ReadFile(prof); err == nil {
-			opt = memprobe.OptionsFor(t)
-		}
+	if path == "" {
+		return nil
 	}
-	if err == nil {
-		if _, err = atomicfile.Check(path); err == nil {
-			rec.probe.Store(memprobe.Start(opt))
-		}
+	if _, err := atomicfile.Check(path); err != nil {
+		return nil
 	}
+	return memprobe.Start(memprobe.Options{})
+}
+
+// installProbe puts pr beside the recording started from the
+// environment; Stop writes its measurements to path.
+func installProbe(pr *memprobe.Prober, path string) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	rec.probePath = path
-	rec.errTo = getenv(EnvErrors)
-	if err != nil {
-		rec.envErr = fmt.Errorf("%s=%s: %w", EnvProbe, path, err)
-	}
-	return err
+	besideRecording(rec.p.Load(), pr)
 }
 
-// stopProbe ends a probe run started from the environment and writes its
-// measurements; rec.mu is held.
+// besideRecording puts pr beside recording p; rec.mu is held. The
+// profiler passes it the task ends it asks for (Profiler.SetTaskHook),
+// so that annotate.TaskEnd stays one load and a branch; sections come
+// through probeSecBegin and probeSecEnd.
+func besideRecording(p *profiler.Profiler, pr *memprobe.Prober) {
+	p.SetTaskHook(func(ends int64) int64 { return pr.TaskEnds(p, ends) })
+	rec.probe.Store(pr)
+}
+
+// probeSecBegin and probeSecEnd pass a section's begin and end to the
+// probe beside recording p, which holds p's clock while it works; they
+// are out of line so that the annotations stay small.
+//
+//go:noinline
+func probeSecBegin(p *profiler.Profiler, name string) {
+	if pr := rec.probe.Load(); pr != nil {
+		pr.SecBegin(name, p)
+	}
+}
+
+//go:noinline
+func probeSecEnd(p *profiler.Profiler) {
+	if pr := rec.probe.Load(); pr != nil {
+		pr.SecEnd(p)
+	}
+}
+
+// stopProbe ends the probe beside a recording started from the
+// environment and writes its measurements; rec.mu is held.
 func stopProbe() error {
 	pr := rec.probe.Swap(nil)
 	if pr == nil {
@@ -67,35 +86,38 @@ func stopProbe() error {
 	})
 }
 
-// Probe runs fn serially with a memory probe beside its top-level
-// sections (package memprobe) and returns what it measured, for
-// memprobe.Analyze with a recording of the same fn (the bandits are
-// ready before fn starts: opt.Wait is set). It fails if recording or
-// another probe is on. If fn panics, the probe is stopped and the panic
-// goes on.
+// Probe records fn serially with a memory probe beside its top-level
+// sections (package memprobe) and returns what the probe measured, for
+// memprobe.Analyze (the bandits are ready before fn starts: opt.Wait is
+// set); RecordProbed also returns the recording. It fails if recording
+// or another probe is on. If fn panics, the probe and the recording are
+// stopped and the panic goes on.
 func Probe(opt memprobe.Options, fn func()) (memprobe.Raw, error) {
-	rec.mu.Lock()
-	if rec.p.Load() != nil {
-		rec.mu.Unlock()
-		return memprobe.Raw{}, ErrRecording
-	}
-	if rec.probe.Load() != nil {
-		rec.mu.Unlock()
-		return memprobe.Raw{}, ErrProbing
-	}
-	opt.Wait = true // nothing to overlap the bandits' setup with
-	pr := memprobe.Start(opt)
-	rec.probe.Store(pr)
-	rec.mu.Unlock()
-	done := false
+	_, raw, err := RecordProbed(profiler.Options{}, opt, fn)
+	return raw, err
+}
+
+// RecordProbed records fn in-process with profiler options opt and a
+// memory probe with options popt beside it, as prophet run
+// --memory-probe does, and returns the program tree, as recorded (the
+// runs the bandits streamed beside are slower: memprobe.Correct takes
+// that back out), and the probe's measurements.
+func RecordProbed(opt profiler.Options, popt memprobe.Options, fn func()) (*tree.Tree, memprobe.Raw, error) {
+	popt.Wait = true // nothing to overlap the bandits' setup with
+	// Started first: it sees the CPUs the process may use before the
+	// recording binds the thread to one.
+	pr := memprobe.Start(popt)
+	stopped := false
 	defer func() {
-		if !done {
-			rec.probe.CompareAndSwap(pr, nil)
+		if !stopped { // fn panicked
 			pr.Stop()
 		}
 	}()
-	fn()
-	done = true
-	rec.probe.CompareAndSwap(pr, nil)
-	return pr.Stop(), nil
+	t, err := record(opt, pr, fn)
+	stopped = true
+	raw := pr.Stop()
+	if err != nil {
+		return nil, memprobe.Raw{}, err
+	}
+	return t, raw, nil
 }

@@ -6,14 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/parallel-prophet/prophet/memprobe"
+	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
 // TestProbe runs a probe in-process around a loop of three top-level
 // sections: the middle one runs beside a bandit where there are two
-// cores, and no recording may start meanwhile.
+// cores, and no other recording or probe may start meanwhile.
 func TestProbe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams memory")
@@ -22,14 +24,14 @@ func TestProbe(t *testing.T) {
 		for range 3 {
 			SecBegin("s")
 			Task("t", func() {
-				if _, err := Record(func() {}); !errors.Is(err, ErrProbing) && err != nil {
-					t.Errorf("Record inside a probe: %v", err)
+				if _, err := Record(func() {}); !errors.Is(err, ErrRecording) {
+					t.Errorf("Record inside a probe: %v, want ErrRecording", err)
 				}
 			})
 			SecEnd(false)
 		}
-		if _, err := Probe(memprobe.Options{}, func() {}); !errors.Is(err, ErrProbing) {
-			t.Errorf("a second probe: %v, want ErrProbing", err)
+		if _, err := Probe(memprobe.Options{}, func() {}); !errors.Is(err, ErrRecording) {
+			t.Errorf("a second probe: %v, want ErrRecording", err)
 		}
 	})
 	if err != nil {
@@ -38,33 +40,53 @@ func TestProbe(t *testing.T) {
 	if raw.Cores >= 2 && (len(raw.Runs) != 3 || raw.Runs[1].Bandits != 1) {
 		t.Errorf("runs %+v", raw.Runs)
 	}
-	if rec.probe.Load() != nil {
-		t.Error("the probe is still installed")
+	if rec.probe.Load() != nil || Recording() {
+		t.Error("the probe or its recording is still installed")
 	}
 }
 
-// TestProbeFromEnv starts a probe run as prophet run does and checks
-// the file Stop writes.
-func TestProbeFromEnv(t *testing.T) {
+// TestRecordProbed records a section's first run of ten tasks of 400 µs
+// in-process with a probe beside it: the run is measured in blocks of at
+// least 1 ms, some beside bandits, and the recording has every task.
+func TestRecordProbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams memory")
 	}
-	dir := t.TempDir()
-	prof := filepath.Join(dir, "plain.ppt")
-	if err := tree.WriteFile(prof, tree.New(tree.Sec("s", tree.Task("t", tree.U(5))))); err != nil {
+	tr, raw, err := RecordProbed(profiler.Options{}, memprobe.Options{}, func() {
+		SecBegin("s")
+		for range 10 {
+			Task("t", func() { spinFor(400 * time.Microsecond) })
+		}
+		SecEnd(false)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "probe.json")
-	env := map[string]string{EnvProbe: out, EnvProbeProfile: prof}
-	if err := startProbeFromEnv(func(k string) string { return env[k] }); err != nil {
-		t.Fatal(err)
+	if tot := tr.Totals(); tot.Tasks != 10 {
+		t.Errorf("recorded %d tasks", tot.Tasks)
 	}
-	SecBegin("s")
-	SecEnd(false)
-	if err := Stop(); err != nil {
-		t.Fatal(err)
+	if raw.Cores >= 2 && (len(raw.Runs) != 1 || !raw.Runs[0].Blocked || len(raw.Blocks) < 3 || raw.Blocks[1].Bandits != 1) {
+		t.Errorf("raw %+v", raw)
 	}
-	data, err := os.ReadFile(out)
+	// An annotation error fails it, and leaves nothing installed.
+	if _, _, err := RecordProbed(profiler.Options{}, memprobe.Options{}, func() { SecEnd(false) }); err == nil {
+		t.Error("a SecEnd without SecBegin: no error")
+	}
+	if rec.probe.Load() != nil || Recording() {
+		t.Error("the probe or its recording is still installed")
+	}
+}
+
+// spinFor keeps the CPU busy for d.
+func spinFor(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// readRaw reads the measurements a probe wrote to path.
+func readRaw(t *testing.T, path string) memprobe.Raw {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,15 +94,74 @@ func TestProbeFromEnv(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	// "s" ran once in the plain recording: its one run is measured
-	// beside a bandit.
-	if raw.Cores >= 2 && (len(raw.Runs) != 1 || raw.Runs[0].Bandits != 1) {
+	return raw
+}
+
+// TestProbeBesideRecording records and probes in one run, as prophet run
+// does: the profile and the measurements are both written, and the
+// time the probe spent starting and stopping bandits and measuring its
+// references (a millisecond or more) is in no interval of the recording
+// and not counted as paused.
+func TestProbeBesideRecording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams memory")
+	}
+	dir := t.TempDir()
+	prof, out := filepath.Join(dir, "p.ppt"), filepath.Join(dir, "probe.json")
+	env := map[string]string{EnvVar: prof, EnvProbe: out}
+	getenv := func(k string) string { return env[k] }
+	pr := probeBeside(getenv)
+	if err := startFromEnv(getenv); err != nil {
+		t.Fatal(err)
+	}
+	installProbe(pr, out)
+	for !rec.probe.Load().Ready() {
+		time.Sleep(time.Millisecond)
+	}
+	for range 3 {
+		SecBegin("s")
+		for range 10 {
+			Task("t", func() { spinFor(400 * time.Microsecond) })
+		}
+		SecEnd(false)
+	}
+	if err := Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.probe.Load() != nil || Recording() {
+		t.Error("the probe or the recording is still on")
+	}
+	tr, err := tree.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := tr.Totals(); tot.Sections != 3 || tot.Tasks != 30 {
+		t.Errorf("recorded %d sections, %d tasks", tot.Sections, tot.Tasks)
+	}
+	raw := readRaw(t, out)
+	if raw.Cores < 2 {
+		return
+	}
+	if len(raw.Runs) != 3 || !raw.Runs[0].Blocked || raw.Runs[1].Bandits != 1 || len(raw.Blocks) < 3 {
 		t.Errorf("raw %+v", raw)
 	}
-	// A plain profile that cannot be read is reported by Stop.
-	env[EnvProbeProfile] = filepath.Join(dir, "missing.ppt")
-	startProbeFromEnv(func(k string) string { return env[k] })
-	if err := Stop(); err == nil {
-		t.Error("Stop after a failed probe start: no error")
+	if tr.Meta.PausedNs != 0 {
+		t.Errorf("paused %d ns", tr.Meta.PausedNs)
+	}
+	// Between the tasks of the sections: only the annotations' own time.
+	var gaps int64
+	for _, s := range tr.Root.Children {
+		if s.Kind != tree.KindSec {
+			continue
+		}
+		gaps += tree.Work(s)
+		for _, c := range s.Children {
+			if c.Kind == tree.KindTask {
+				gaps -= tree.Work(c)
+			}
+		}
+	}
+	if gaps > 500_000 {
+		t.Errorf("%d ns between the tasks of the sections", gaps)
 	}
 }

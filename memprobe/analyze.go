@@ -17,28 +17,25 @@ import (
 const MinBanditShare = 0.8
 
 // Analyze turns the raw measurements of one or more probe runs of the
-// same program into what the profile keeps (tree.MemoryProbe), using t,
-// the plain recording of that program, for the time alone of sections
-// run only once (their work in t). Several probe runs pool their runs
-// and references: a probe run measures the machine as it was for the
-// tenth of a second it took, and a machine shared with others changes
-// from one second to the next.
+// same program into what the profile keeps (tree.MemoryProbe). Several
+// probe runs pool their runs and references: a probe run measures the
+// machine as it was for the tenth of a second it took, and a machine
+// shared with others changes from one second to the next.
 //
 // A run beside bandits is compared with the runs of the same name just
-// before and after it that ran alone (their mean), and the runs beside
-// the same bandit count are pooled: the slowdown is their summed time
-// over their summed time alone, or, from three runs on, the median of
-// their slowdowns, since one run lengthened by an interrupt or another
-// program would otherwise move the sum (a section's runs can be a
-// quarter of a millisecond). A section run once is compared with its
-// time in the recording; where the bandits streamed for the first part
-// of it only, that part's time alone is the recorded time less the
-// rest's. The share compares the bandits' traffic
-// beside the section, b, with their traffic alone, B(j), and beside one
-// more bandit, B(j+1), on the bandwidth curve: (B(j) − b)/(B(j) − B(j+1)),
-// kept between 0 and 2. Where one more bandit hardly slows them (less
-// than 3%), the share cannot be told and is taken as 1.
-func Analyze(t *tree.Tree, raws ...Raw) *tree.MemoryProbe {
+// before and after it that ran alone (their mean); a block of a first
+// run beside bandits, with the blocks just before and after it, per
+// task. The runs and blocks beside the same configuration are pooled:
+// the slowdown is their summed time over their summed time alone, or,
+// from three on, the median of their slowdowns, since one lengthened by
+// an interrupt or another program would otherwise move the sum (a
+// section's runs can be a quarter of a millisecond). The share compares
+// the bandits' traffic beside the section, b, with their traffic alone,
+// B(j), and beside one more bandit, B(j+1), on the bandwidth curve:
+// (B(j) − b)/(B(j) − B(j+1)), kept between 0 and 2. Where one more
+// bandit hardly slows them (less than 3%), the share cannot be told and
+// is taken as 1.
+func Analyze(raws ...Raw) *tree.MemoryProbe {
 	out := &tree.MemoryProbe{}
 	if len(raws) == 0 {
 		return out
@@ -64,54 +61,14 @@ func Analyze(t *tree.Tree, raws ...Raw) *tree.MemoryProbe {
 	if len(out.Curve) == 0 && len(raws) == 1 {
 		out.Curve = raws[0].Curve
 	}
-	pools := map[string]map[Config]*pooled{}
-	starved := map[string]bool{}
-	once := onceWork(t)
-	for _, raw := range raws {
-		byIdx := map[string]map[int]RunSample{}
-		for _, r := range raw.Runs {
-			if byIdx[r.Name] == nil {
-				byIdx[r.Name] = map[int]RunSample{}
-			}
-			byIdx[r.Name][r.Index] = r
-		}
-		for _, r := range raw.Runs {
-			if r.Bandits <= 0 {
-				continue
-			}
-			base := baseline(r, byIdx[r.Name], once)
-			if base <= 0 || r.WallNs <= 0 {
-				continue
-			}
-			if r.Streamed.Share() < MinBanditShare {
-				starved[r.Name] = true
-				continue
-			}
-			// Bandits that streamed for only the first part of the run,
-			// under ns of its wall time: that part took under and would
-			// have taken base − (wall − under) alone (the rest ran
-			// alone, as fast as alone).
-			under := min(r.WallNs, r.Streamed.WallNs/int64(r.Bandits))
-			if under < r.WallNs {
-				base -= r.WallNs - under
-				if base <= under/20 {
-					continue // noise: the rest took all the time alone
-				}
-			}
-			c := Config{r.Bandits, r.Spin}
-			if pools[r.Name] == nil {
-				pools[r.Name] = map[Config]*pooled{}
-			}
-			if pools[r.Name][c] == nil {
-				pools[r.Name][c] = &pooled{}
-			}
-			pools[r.Name][c].add(r, under, base)
-		}
-	}
+	pools, starved := pool(raws)
 	for _, name := range slices.Sorted(maps.Keys(starved)) {
 		if pools[name] == nil {
 			notes = append(notes, fmt.Sprintf("bandits starved beside %s (other work on their cores): not measured", name))
 		}
+	}
+	if short := unmeasured(raws, pools, starved); len(short) > 0 {
+		notes = append(notes, "too short to measure beside bandits (the model leaves their memory contention out): "+strings.Join(short, ", "))
 	}
 	alone := map[int]float64{}
 	for _, c := range out.Curve {
@@ -149,14 +106,76 @@ func Analyze(t *tree.Tree, raws ...Raw) *tree.MemoryProbe {
 	return out
 }
 
-// baseline returns the time alone to compare run r beside bandits with:
-// the mean of the runs of its name just before and after it that ran
-// alone, or for a section run once, its work in the recording (once);
-// 0 when there is none.
-func baseline(r RunSample, runs map[int]RunSample, once map[string]int64) int64 {
+// pool pools the runs and blocks of raws beside bandits by section
+// name and configuration, and names the sections where bandits starved.
+func pool(raws []Raw) (map[string]map[Config]*pooled, map[string]bool) {
+	pools := map[string]map[Config]*pooled{}
+	starved := map[string]bool{}
+	add := func(name string, c Config, streamed Counts, wall, base int64) {
+		if base <= 0 || wall <= 0 {
+			return
+		}
+		if streamed.Share() < MinBanditShare {
+			starved[name] = true
+			return
+		}
+		if pools[name] == nil {
+			pools[name] = map[Config]*pooled{}
+		}
+		if pools[name][c] == nil {
+			pools[name][c] = &pooled{}
+		}
+		pools[name][c].add(streamed, wall, base)
+	}
+	for _, raw := range raws {
+		runs := map[string]map[int]RunSample{}
+		for _, r := range raw.Runs {
+			if runs[r.Name] == nil {
+				runs[r.Name] = map[int]RunSample{}
+			}
+			runs[r.Name][r.Index] = r
+		}
+		for _, r := range raw.Runs {
+			if r.Bandits > 0 {
+				add(r.Name, Config{r.Bandits, r.Spin}, r.Streamed, r.WallNs, runBaseline(r, runs[r.Name]))
+			}
+		}
+		from := blockStarts(raw.Blocks)
+		for i, b := range raw.Blocks {
+			if b.Bandits > 0 {
+				add(b.Name, Config{b.Bandits, b.Spin}, b.Streamed, b.WallNs, blockBaseline(raw.Blocks, from, i))
+			}
+		}
+	}
+	return pools, starved
+}
+
+// unmeasured returns the sections raws timed that were measured beside
+// no bandits, nor starved beside them: their first run too short for two
+// blocks, their later runs too short or too few (at most five named).
+func unmeasured(raws []Raw, pools map[string]map[Config]*pooled, starved map[string]bool) []string {
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		for _, r := range raw.Runs {
+			if pools[r.Name] == nil && !starved[r.Name] {
+				seen[r.Name] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	if len(names) > 5 {
+		names = append(names[:5], fmt.Sprintf("and %d more", len(names)-5))
+	}
+	return names
+}
+
+// runBaseline returns the time alone to compare run r beside bandits
+// with: the mean of the runs of its name just before and after it that
+// ran alone; 0 when there is none.
+func runBaseline(r RunSample, runs map[int]RunSample) int64 {
 	var base, n int64
 	for _, d := range []int{-1, 1} {
-		if nb, ok := runs[r.Index+d]; ok && nb.Bandits == 0 {
+		if nb, ok := runs[r.Index+d]; ok && nb.Bandits == 0 && !nb.Blocked {
 			base += nb.WallNs
 			n++
 		}
@@ -164,10 +183,56 @@ func baseline(r RunSample, runs map[int]RunSample, once map[string]int64) int64 
 	if n > 0 {
 		return base / n
 	}
-	if w, ok := once[r.Name]; ok && r.Index == 0 {
-		return w
-	}
 	return 0
+}
+
+// blockBaseline returns the time alone to compare block i of blocks
+// with: its tasks at the time a task took in the blocks of the same run
+// just before and after it that ran alone, interpolated to its place in
+// the run (from, the number of the run's tasks before each block), so
+// that tasks that grow or shrink along the run cancel out; from one
+// neighbour, at that one's time a task. 0 when there is none.
+func blockBaseline(blocks []BlockSample, from []int, i int) int64 {
+	b := blocks[i]
+	mid := func(j int) float64 { return float64(from[j]) + float64(blocks[j].Tasks)/2 }
+	var xs, ys []float64
+	for _, j := range []int{i - 1, i + 1} {
+		if j < 0 || j >= len(blocks) {
+			continue
+		}
+		nb := blocks[j]
+		if nb.Name == b.Name && nb.Index == b.Index && nb.Block == b.Block+(j-i) && nb.Bandits == 0 && nb.Tasks > 0 {
+			xs = append(xs, mid(j))
+			ys = append(ys, float64(nb.WallNs)/float64(nb.Tasks))
+		}
+	}
+	var perTask float64
+	switch len(xs) {
+	case 0:
+		return 0
+	case 1:
+		perTask = ys[0]
+	default:
+		perTask = ys[0] + (ys[1]-ys[0])*(mid(i)-xs[0])/(xs[1]-xs[0])
+	}
+	return int64(perTask * float64(b.Tasks))
+}
+
+// blockStarts returns, for each of blocks, the number of tasks of its
+// run in the blocks before it.
+func blockStarts(blocks []BlockSample) []int {
+	type run struct {
+		name string
+		idx  int
+	}
+	seen := map[run]int{}
+	from := make([]int, len(blocks))
+	for i, b := range blocks {
+		k := run{b.Name, b.Index}
+		from[i] = seen[k]
+		seen[k] += b.Tasks
+	}
+	return from
 }
 
 // pooled sums the runs of one section name beside one bandit count.
@@ -186,15 +251,15 @@ func (a *pooled) slowdown() float64 {
 	return float64(a.wall) / float64(a.base)
 }
 
-// add pools run r, wall ns of which ran beside bandits and would have
-// taken base alone.
-func (a *pooled) add(r RunSample, wall, base int64) {
+// add pools a run or block that took wall beside bandits that did
+// streamed, and would have taken base alone.
+func (a *pooled) add(streamed Counts, wall, base int64) {
 	a.wall += wall
 	a.base += base
 	a.slowdowns = append(a.slowdowns, float64(wall)/float64(base))
-	a.streamed.Lines += r.Streamed.Lines
-	a.streamed.BusyNs += r.Streamed.BusyNs
-	a.streamed.WallNs += r.Streamed.WallNs
+	a.streamed.Lines += streamed.Lines
+	a.streamed.BusyNs += streamed.BusyNs
+	a.streamed.WallNs += streamed.WallNs
 }
 
 // point returns the pooled slowdown beside configuration c and, at full
@@ -234,22 +299,6 @@ func spinDemand(refs []RefSample, line int, full float64) map[int]float64 {
 		}
 	}
 	return d
-}
-
-// onceWork returns the work of each top-level section name that t runs
-// exactly once.
-func onceWork(t *tree.Tree) map[string]int64 {
-	w := map[string]int64{}
-	for name, n := range RunsOf(t) {
-		if n == 1 {
-			for _, s := range topSections(t) {
-				if s.Name == name {
-					w[name] = tree.Work(s)
-				}
-			}
-		}
-	}
-	return w
 }
 
 func nonEmpty(s string) []string {

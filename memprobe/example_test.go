@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/parallel-prophet/prophet/memprobe"
-	"github.com/parallel-prophet/prophet/tree"
 )
 
 // The configurations a probe runs beside sections on a 16-core machine:
@@ -38,8 +37,7 @@ func ExampleAnalyze() {
 			{Name: "loop", Index: 1, Bandits: 1, WallNs: 1.3e6, Streamed: ms(8500, 1.3)},
 			{Name: "loop", Index: 2, WallNs: 1.2e6},
 		}}
-	recording := tree.New(tree.Run(3, tree.Sec("loop", tree.Task("row", tree.U(1e6)))))
-	p := memprobe.Analyze(recording, raw)
+	p := memprobe.Analyze(raw)
 	pt := p.Sections["loop"].Points[0]
 	fmt.Printf("beside %d bandit: slowdown %.3f, share %.2f\n", pt.Bandits, pt.Slowdown, pt.Share)
 	// Output:

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parallel-prophet/prophet/internal/bandit"
 	"github.com/parallel-prophet/prophet/tree"
@@ -37,7 +38,7 @@ func TestPlan(t *testing.T) {
 	if got := Configs(4); !reflect.DeepEqual(got, []Config{low, one, three}) {
 		t.Fatalf("Configs(4) = %v", got)
 	}
-	p := &Prober{opt: Options{MaxProbed: 2, MinRunNs: MinRunNs, Runs: map[string]int{"once": 1}},
+	p := &Prober{opt: Options{MaxProbed: 2, MinRunNs: MinRunNs},
 		configs: Configs(4), state: map[string]*nameState{}, lastNs: map[string]int64{}}
 	var got []string
 	for idx := range 28 {
@@ -76,12 +77,6 @@ func TestPlan(t *testing.T) {
 		t.Errorf("bandits late: plan = %v, want %v", got, want)
 	}
 	p.isReady = nil
-	if c, timed := p.plan("once", 0); c != one || !timed {
-		t.Errorf("a section run once: run 0 %v %v; want beside one full bandit", c, timed)
-	}
-	if _, timed := p.plan("once", 1); timed {
-		t.Error("a section run once: run 1 timed")
-	}
 	// Short runs are not probed: run 1 follows a run of 100 µs.
 	p.lastNs["short"] = 100_000
 	p.plan("short", 0)
@@ -116,28 +111,35 @@ func TestAnalyze(t *testing.T) {
 			{Name: "loop", Index: 5, Bandits: 3, WallNs: 2000, Streamed: counts(5500)},
 			// No neighbour alone: not used.
 			{Name: "loop", Index: 9, Bandits: 1, WallNs: 9000, Streamed: counts(1000)},
-			{Name: "once", Index: 0, Bandits: 1, WallNs: 55, Streamed: counts(10000)},
-			// A section run once, beside a bandit for its first 500 ns.
-			{Name: "half", Index: 0, Bandits: 1, WallNs: 1200, Streamed: bandit.Counts{Lines: 80, BusyNs: 500, WallNs: 500}},
+			// Run 10's neighbour was measured in blocks: not alone.
+			{Name: "loop", Index: 10, Bandits: 1, WallNs: 9000, Streamed: counts(1000)},
+			{Name: "loop", Index: 11, WallNs: 1000, Blocked: true},
 			// Starved bandits: not used.
 			{Name: "busy", Index: 0, WallNs: 100},
 			{Name: "busy", Index: 1, Bandits: 1, WallNs: 200, Streamed: bandit.Counts{Lines: 10, BusyNs: 1, WallNs: 2}},
+		},
+		Blocks: []BlockSample{
+			// A first run in blocks: 100 and 120 ns a task alone
+			// around a block beside a bandit at 132.
+			{Name: "once", Block: 0, Tasks: 10, WallNs: 1000},
+			{Name: "once", Block: 1, Tasks: 5, WallNs: 660, Bandits: 1, Streamed: counts(10000)},
+			{Name: "once", Block: 2, Tasks: 10, WallNs: 1200},
+			// A block whose neighbours in the list belong to another
+			// run and another name: not used.
+			{Name: "once", Index: 1, Block: 3, Tasks: 5, WallNs: 6600, Bandits: 1, Spin: 8, Streamed: counts(2500)},
+			{Name: "other", Index: 1, Block: 4, Tasks: 5, WallNs: 100},
 		}}
-	tr := tree.New(tree.Sec("loop", tree.Task("t", tree.U(1000))), tree.Sec("once", tree.Task("t", tree.U(50))),
-		tree.Sec("half", tree.Task("t", tree.U(1000))),
-		tree.Sec("busy", tree.Task("t", tree.U(1))))
-	got := Analyze(tr, raw)
+	got := Analyze(raw)
 	want := map[string]tree.ProbeSection{
 		// 1300 against (1000+1200)/2 = 1100; share (10000−8500)/(10000−8000) = 0.75.
 		// 2000 against 1000 (run 6 is missing); share (6000−5500)/(6000−5000) = 0.5.
 		// 1050 against 1000 beside load 0.25.
 		"loop": {Points: []tree.ProbePoint{{Bandits: 1, Spin: 8, Load: 0.25, Runs: 1, Slowdown: 1.05},
 			{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1300.0 / 1100, Share: 0.75}, {Bandits: 3, Load: 3, Runs: 1, Slowdown: 2, Share: 0.5}}},
-		// 500 ns beside the bandit did what took 1000 − (1200 − 500) =
-		// 300 alone; its bandit streamed 10,240 MB/s, unslowed.
-		"half": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 500.0 / 300, Share: 0}}},
-		// Against the recording's 50 ns; the bandits were not slowed.
-		"once": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.1, Share: 0}}},
+		// 660 against 5 tasks at 110 ns: 100 and 120 a task at the
+		// neighbours' middles (tasks 5 and 20), interpolated to the
+		// block's (12.5); the bandit was not slowed.
+		"once": {Points: []tree.ProbePoint{{Bandits: 1, Load: 1, Runs: 1, Slowdown: 1.2, Share: 0}}},
 	}
 	if len(got.Sections) != len(want) {
 		t.Fatalf("sections %v, want %v", got.Sections, want)
@@ -188,8 +190,7 @@ func TestAnalyzeMedian(t *testing.T) {
 		}
 		raw.Runs = append(raw.Runs, s)
 	}
-	tr := tree.New(tree.Sec("three", tree.Task("t", tree.U(100))), tree.Sec("two", tree.Task("t", tree.U(100))))
-	got := Analyze(tr, raw)
+	got := Analyze(raw)
 	for name, want := range map[string]float64{"three": 1.2, "two": 610.0 / 200} {
 		pts := got.Sections[name].Points
 		if len(pts) != 1 || math.Abs(pts[0].Slowdown-want) > 1e-9 {
@@ -235,11 +236,11 @@ func TestProberSmoke(t *testing.T) {
 		_ = x
 	}
 	for range 7 {
-		p.SecBegin("s")
-		p.SecBegin("inner") // nested: ignored
+		p.SecBegin("s", nil)
+		p.SecBegin("inner", nil) // nested: ignored
 		busy()
-		p.SecEnd()
-		p.SecEnd()
+		p.SecEnd(nil)
+		p.SecEnd(nil)
 	}
 	raw := p.Stop()
 	if raw.Cores < 2 {
@@ -271,5 +272,84 @@ func TestProberSmoke(t *testing.T) {
 		if c.Streams < 1 || c.MBs <= 0 {
 			t.Errorf("curve point %+v", c)
 		}
+	}
+}
+
+// holdCount counts the pauses a Prober asks of a recording, and stands
+// in for its count of top-level task ends.
+type holdCount struct {
+	paused, resumed int
+	ends            int64
+}
+
+func (h *holdCount) Hold()              { h.paused++ }
+func (h *holdCount) Release()           { h.resumed++ }
+func (h *holdCount) TopTaskEnds() int64 { return h.ends }
+
+// TestProberBlocks runs a first run of 40 tasks of about 100 µs, each
+// with a nested section, in blocks of 300 µs, asked about task ends as
+// the profiler asks (Profiler.SetTaskHook): blocks alone and beside
+// bandits alternate, count the 40 tasks, the run is marked as not
+// alone, and every start and stop of the bandits is held out of the
+// recording.
+func TestProberBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams memory")
+	}
+	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 2 * 1e6, BlockNs: 300_000, Wait: true})
+	h := &holdCount{}
+	p.SecBegin("once", h)
+	next := h.ends + 1
+	for range 40 {
+		t0 := time.Now()
+		for time.Since(t0) < 100*time.Microsecond {
+		}
+		p.SecBegin("inner", h)
+		p.SecEnd(h)
+		if h.ends++; h.ends >= next {
+			next = p.TaskEnds(h, h.ends)
+		}
+	}
+	p.SecEnd(h)
+	raw := p.Stop()
+	if raw.Cores < 2 {
+		t.Skip("one core")
+	}
+	if h.paused != h.resumed || h.paused < 3 {
+		t.Errorf("paused %d, resumed %d times", h.paused, h.resumed)
+	}
+	if len(raw.Runs) != 1 || !raw.Runs[0].Blocked || raw.Runs[0].WallNs < 3_000_000 {
+		t.Errorf("runs %+v", raw.Runs)
+	}
+	tasks, on := 0, 0
+	for i, b := range raw.Blocks {
+		tasks += b.Tasks
+		if b.Block != i || b.Name != "once" || b.Tasks < 1 || b.WallNs < 200_000 && i < len(raw.Blocks)-1 {
+			t.Errorf("block %d: %+v", i, b)
+		}
+		if b.Bandits > 0 {
+			on++
+			if i%2 != 1 || b.Streamed.Lines <= 0 {
+				t.Errorf("block %d beside bandits: %+v", i, b)
+			}
+		}
+	}
+	if tasks != 40 || on < 2 {
+		t.Errorf("%d tasks in %d blocks, %d beside bandits", tasks, len(raw.Blocks), on)
+	}
+}
+
+// TestBlockBaselineTrend: tasks that grow along the run (100 + 10·k ns
+// for task k) in blocks of 4, 2 and 2 tasks, the middle one beside
+// bandits that slowed nothing: its baseline is its own time, where the
+// mean of its neighbours' times a task would read 2·(115+165)/2 = 280.
+func TestBlockBaselineTrend(t *testing.T) {
+	blocks := []BlockSample{
+		{Name: "s", Block: 0, Tasks: 4, WallNs: 460},
+		{Name: "s", Block: 1, Tasks: 2, WallNs: 290, Bandits: 1},
+		{Name: "s", Block: 2, Tasks: 2, WallNs: 330},
+	}
+	if got := blockBaseline(blocks, blockStarts(blocks), 1); got != 290 {
+		t.Errorf("baseline %d, want 290", got)
 	}
 }

@@ -3,6 +3,7 @@ package memprobe
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -25,22 +26,21 @@ const (
 	// small beside it.
 	MinRunNs = 200_000
 	// CurveTime is how long, at most, each reference measurement of the
-	// bandwidth curve streams (after each run beside bandits, as long as
-	// that run took, at least a fifth of this).
+	// bandwidth curve streams (after each run or block beside bandits,
+	// as long as that run took, at least a fifth of this).
 	CurveTime = 4 * time.Millisecond
+	// BlockNs is how long a block of a section's first run lasts at
+	// least: the first run of each section name alternates blocks of its
+	// tasks alone and beside bandits, switching at the first task end
+	// after this long.
+	BlockNs = 1_000_000
+	// MaxBlocks is how many blocks of a first run are measured beside
+	// each configuration, at most.
+	MaxBlocks = 4 * MaxProbed
 )
 
 // Options tune a Prober. The zero value probes with the defaults.
 type Options struct {
-	// Runs is the number of runs of each top-level section name in the
-	// plain recording (RunsOf); a name missing from it is treated as run
-	// many times. A name run once is measured beside bandits on that one
-	// run, its time alone then taken from the recording.
-	Runs map[string]int
-	// OnceNs is the recorded time of each section name run once; where
-	// it is known, the bandits stream for the first half of that time
-	// only (OptionsFor fills Runs and OnceNs from a recording).
-	OnceNs map[string]int64
 	// BufferBytes is each bandit's buffer (default twice the last-level
 	// cache the system reports, at least 32 MiB and at most 256 MiB, so
 	// that a bandit's lines are gone from the cache when it comes back
@@ -52,11 +52,26 @@ type Options struct {
 	CurveTime time.Duration
 	// Wait makes Start wait until the bandits have their buffers; without
 	// it they make them while the program starts, and the runs before
-	// they are ready run alone (a section run once waits for them).
+	// they are ready run alone.
 	Wait bool
-	// MaxProbed and MinRunNs override the defaults when positive.
+	// MaxProbed, MinRunNs, BlockNs and MaxBlocks override the defaults
+	// when positive.
 	MaxProbed int
 	MinRunNs  int64
+	BlockNs   int64
+	MaxBlocks int
+}
+
+// Holder is what a Prober holds while it starts and stops bandits or
+// measures references, so that its own time falls out of a recording
+// made in the same run (a *profiler.Profiler); nil where nothing
+// records.
+type Holder interface {
+	Hold()
+	Release()
+	// TopTaskEnds returns how many tasks of top-level sections have
+	// ended so far.
+	TopTaskEnds() int64
 }
 
 // Counts is what bandits did while they streamed: the cache lines they
@@ -105,6 +120,9 @@ type RunSample struct {
 	Spin    int `json:"spin,omitempty"`
 	// WallNs is the run's wall time.
 	WallNs int64 `json:"wall_ns"`
+	// Blocked is set on a first run measured in blocks (Raw.Blocks),
+	// some beside bandits: it did not run alone.
+	Blocked bool `json:"blocked,omitempty"`
 	// Streamed is what the bandits did meanwhile, summed over them:
 	// their wall time over Bandits is how long they streamed (all of
 	// the run, or its first part).
@@ -127,8 +145,34 @@ type Raw struct {
 	Refs []RefSample `json:"refs,omitempty"`
 	// Runs are the runs timed, in program order.
 	Runs []RunSample `json:"runs,omitempty"`
+	// Blocks are the blocks of first runs, in program order.
+	Blocks []BlockSample `json:"blocks,omitempty"`
 	// Note says why the probe measured less than planned, or nothing.
 	Note string `json:"note,omitempty"`
+	// HeldNs is how long the probe kept the program waiting on its own
+	// work: starting and stopping bandits and measuring references.
+	HeldNs int64 `json:"held_ns,omitempty"`
+}
+
+// BlockSample is one block of consecutive tasks of a section's first
+// run (see BlockNs): beside bandits, or alone, as a reference for the
+// blocks beside it.
+type BlockSample struct {
+	// Name is the section's name, Index the run's number (0) and Block
+	// the block's number within the run (from 0).
+	Name  string `json:"name"`
+	Index int    `json:"index"`
+	Block int    `json:"block"`
+	// Bandits and Spin are how bandits streamed during the block
+	// (Bandits 0: alone).
+	Bandits int `json:"bandits,omitempty"`
+	Spin    int `json:"spin,omitempty"`
+	// Tasks is the number of the section's tasks that ended in the
+	// block, and WallNs its wall time.
+	Tasks  int   `json:"tasks"`
+	WallNs int64 `json:"wall_ns"`
+	// Streamed is what the bandits did meanwhile.
+	Streamed Counts `json:"streamed"`
 }
 
 // RefSample is one reference measurement: Streams bandits alone, with
@@ -159,7 +203,20 @@ type Prober struct {
 	t0      int64
 	unpin   func()
 	measure bool        // the current run is kept
+	blk     *blockRun   // the current first run's blocks; nil outside one
 	isReady func() bool // for tests: whether the bandits are ready (default: the gang's)
+}
+
+// blockRun is the state of a first run measured in blocks.
+type blockRun struct {
+	cur    BlockSample    // the block under way
+	t0     int64          // when it began
+	from   int64          // the top-level task ends before it (Holder.TopTaskEnds)
+	probed map[Config]int // blocks beside each configuration so far
+	turn   int            // configurations taken so far
+	any    bool           // some block ran beside bandits
+	heldNs int64          // time spent switching bandits and measuring references
+	done   bool           // no configuration wants more: the rest runs untimed
 }
 
 // BanditCounts returns the numbers of bandits run beside sections on a
@@ -176,22 +233,7 @@ func BanditCounts(cores int) []int {
 	return js
 }
 
-// OptionsFor returns the Options that plan a probe of the program t
-// recorded: its sections' run counts and, for those run once, their
-// recorded time.
-func OptionsFor(t *tree.Tree) Options {
-	return Options{Runs: RunsOf(t), OnceNs: onceWork(t)}
-}
-
-// RunsOf counts the runs of each top-level section name in t.
-func RunsOf(t *tree.Tree) map[string]int {
-	runs := map[string]int{}
-	for _, s := range topSections(t) {
-		runs[s.Name] += int(s.Reps())
-	}
-	return runs
-}
-
+// topSections returns t's top-level sections, in program order.
 func topSections(t *tree.Tree) []*tree.Node {
 	var secs []*tree.Node
 	if t == nil || t.Root == nil {
@@ -220,6 +262,12 @@ func Start(opt Options) *Prober {
 	}
 	if opt.MinRunNs <= 0 {
 		opt.MinRunNs = MinRunNs
+	}
+	if opt.BlockNs <= 0 {
+		opt.BlockNs = BlockNs
+	}
+	if opt.MaxBlocks <= 0 {
+		opt.MaxBlocks = MaxBlocks
 	}
 	if opt.BufferBytes <= 0 {
 		opt.BufferBytes = min(max(2*sysinfo.Read().LLCBytes, 32<<20), 256<<20)
@@ -265,11 +313,21 @@ func (p *Prober) measureRefs(c Config, d time.Duration) {
 	cpu, unpin, _ := affinity.Pin()
 	others := p.otherCPUs(cpu)
 	unpin()
-	refs := []RefSample{{Streams: c.Bandits, Spin: c.Spin, Streamed: bandit.Total(p.gang.StreamFor(c.Bandits, c.Spin, others, d))}}
-	if c.Spin == 0 {
-		more := bandit.Total(p.gang.StreamFor(c.Bandits+1, 0, append(others[:c.Bandits:c.Bandits], cpu), d))
-		refs = append(refs, RefSample{Streams: c.Bandits + 1, Streamed: more})
-	}
+	// The bandits are set going from a goroutine of their own: set
+	// going from the program's, locked to its thread as a recording
+	// keeps it, one of two bandits was left without a core for most of
+	// the reference in about half the runs of a probe.
+	var refs []RefSample
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		refs = []RefSample{{Streams: c.Bandits, Spin: c.Spin, Streamed: bandit.Total(p.gang.StreamFor(c.Bandits, c.Spin, others, d))}}
+		if c.Spin == 0 {
+			more := bandit.Total(p.gang.StreamFor(c.Bandits+1, 0, append(others[:c.Bandits:c.Bandits], cpu), d))
+			refs = append(refs, RefSample{Streams: c.Bandits + 1, Streamed: more})
+		}
+	}()
+	<-done
 	for _, r := range refs {
 		if sh := r.Streamed.Share(); sh < MinBanditShare {
 			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*sh))
@@ -296,12 +354,15 @@ func (p *Prober) note(s string) {
 	}
 }
 
-// SecBegin is called at every SecBegin of the program.
-func (p *Prober) SecBegin(name string) {
+// SecBegin is called at every SecBegin of the program, before a
+// recording in the same run sees it (h, which is held while the bandits
+// start; nil where nothing records).
+func (p *Prober) SecBegin(name string, h Holder) {
 	p.depth++
 	if p.depth != 1 || p.gang == nil {
 		return
 	}
+	defer p.hold(h)()
 	idx := p.seen[name]
 	p.seen[name] = idx + 1
 	c, timed := p.plan(name, idx)
@@ -312,21 +373,122 @@ func (p *Prober) SecBegin(name string) {
 	cpu, unpin, _ := affinity.Pin()
 	p.unpin = unpin
 	p.cur = RunSample{Name: name, Index: idx, Bandits: c.Bandits, Spin: c.Spin}
-	if c.Bandits > 0 {
-		// A section run once runs beside the bandits for the first half
-		// of its recorded time: a long one then costs a quarter of its
-		// slowdown, not all of it (Analyze counts the half).
-		var d time.Duration
-		if w := p.opt.OnceNs[name]; w > 0 && p.opt.Runs[name] == 1 {
-			d = time.Duration(w / 2)
-		}
-		p.gang.StartUntil(c.Bandits, c.Spin, p.otherCPUs(cpu), d)
+	if idx == 0 && h != nil {
+		// A first run: nobody knows yet whether it is the only one, so
+		// it is measured against itself, in blocks of its tasks (which
+		// the recording counts).
+		p.blk = &blockRun{cur: BlockSample{Name: name}, probed: map[Config]int{}, from: h.TopTaskEnds()}
+	} else if c.Bandits > 0 {
+		p.gang.StartOn(c.Bandits, c.Spin, p.otherCPUs(cpu))
 	}
 	p.t0 = clock.Now()
+	if p.blk != nil {
+		p.blk.t0 = p.t0
+	}
 }
 
-// SecEnd is called at every SecEnd of the program.
-func (p *Prober) SecEnd() {
+// TaskEnds is called by the recording beside the probe (h) when ends
+// tasks of top-level sections have ended, at the first of each run of a
+// top-level section and then at the count it returns (math.MaxInt64:
+// not again in this run; Profiler.SetTaskHook). In a first run's blocks
+// it looks about eight times a block, and a task that ends a block
+// switches the bandits on or off.
+func (p *Prober) TaskEnds(h Holder, ends int64) (next int64) {
+	b := p.blk
+	if b == nil || b.done {
+		return math.MaxInt64
+	}
+	now := clock.Now()
+	if el := now - b.t0; el < p.opt.BlockNs {
+		// Look again in about an eighth of a block, at the pace so far.
+		return ends + max(1, (ends-b.from)*(p.opt.BlockNs/8)/max(el, 1))
+	}
+	defer p.hold(h)()
+	defer func() { b.heldNs += b.t0 - now }()
+	wasOn := b.cur.Bandits > 0
+	p.endBlock(now, ends)
+	if wasOn || b.done {
+		return ends + 1 // alone after bandits, or nothing more to measure
+	}
+	c, ok := p.nextBlockConfig()
+	if !ok {
+		b.done = true
+		return math.MaxInt64
+	}
+	b.cur.Bandits, b.cur.Spin = c.Bandits, c.Spin
+	if c.Bandits > 0 {
+		cpu, unpin, _ := affinity.Pin()
+		unpin()
+		p.gang.StartOn(c.Bandits, c.Spin, p.otherCPUs(cpu))
+		b.any = true
+	}
+	b.t0 = clock.Now()
+	return ends + 1
+}
+
+// endBlock ends the block under way at now, after ends top-level task
+// ends: it stops its bandits, keeps it, measures references after a
+// block beside bandits, and begins the next block, alone.
+func (p *Prober) endBlock(now, ends int64) {
+	b := p.blk
+	s := b.cur
+	s.WallNs = now - b.t0
+	s.Tasks = int(ends - b.from)
+	b.from = ends
+	if s.Bandits > 0 {
+		s.Streamed = bandit.Total(p.gang.Stop())
+	}
+	if s.Tasks > 0 {
+		p.raw.Blocks = append(p.raw.Blocks, s)
+	}
+	if s.Bandits > 0 {
+		p.measureRefs(Config{s.Bandits, s.Spin}, min(max(time.Duration(s.WallNs)/2, p.opt.CurveTime/5), p.opt.CurveTime))
+	}
+	b.cur = BlockSample{Name: s.Name, Index: s.Index, Block: s.Block + 1}
+	b.t0 = clock.Now()
+	if s.Bandits == 0 && !p.wantsBlocks() {
+		b.done = true // the last block beside bandits has its neighbour
+	}
+}
+
+// wantsBlocks reports whether some configuration wants more blocks of
+// the current first run.
+func (p *Prober) wantsBlocks() bool {
+	for _, c := range p.configs {
+		if p.blk.probed[c] < p.opt.MaxBlocks {
+			return true
+		}
+	}
+	return false
+}
+
+// nextBlockConfig returns the configuration of the next block beside
+// bandits (taken in turn from the first full-intensity one), and false
+// when none wants more. Bandits that do not have their buffers yet are
+// waited for (the program is held meanwhile): a first run may be the
+// only one.
+func (p *Prober) nextBlockConfig() (Config, bool) {
+	if !p.wantsBlocks() {
+		return Config{}, false
+	}
+	for !p.Ready() {
+		time.Sleep(100 * time.Microsecond)
+	}
+	b := p.blk
+	for {
+		c := p.configs[(b.turn+1)%len(p.configs)]
+		b.turn++
+		if b.probed[c] < p.opt.MaxBlocks {
+			b.probed[c]++
+			return c, true
+		}
+	}
+}
+
+// SecEnd is called at every SecEnd of the program, after a recording in
+// the same run sees it (h, held while the bandits stop and the
+// references are measured).
+func (p *Prober) SecEnd(h Holder) {
 	p.depth--
 	if p.depth != 0 || p.gang == nil || !p.measure {
 		if p.depth < 0 {
@@ -334,8 +496,17 @@ func (p *Prober) SecEnd() {
 		}
 		return
 	}
-	p.cur.WallNs = clock.Now() - p.t0
-	if p.cur.Bandits > 0 {
+	now := clock.Now()
+	defer p.hold(h)()
+	p.cur.WallNs = now - p.t0
+	if b := p.blk; b != nil {
+		p.cur.WallNs -= b.heldNs
+		if !b.done {
+			p.endBlock(now, h.TopTaskEnds())
+		}
+		p.cur.Blocked = b.any
+		p.blk = nil
+	} else if p.cur.Bandits > 0 {
 		p.cur.Streamed = bandit.Total(p.gang.Stop())
 	}
 	p.unpin()
@@ -347,12 +518,27 @@ func (p *Prober) SecEnd() {
 	}
 }
 
+// hold holds h while the probe works on the program's thread, until
+// the function it returns is called.
+func (p *Prober) hold(h Holder) func() {
+	if h != nil {
+		h.Hold()
+	}
+	t0 := clock.Now()
+	return func() {
+		p.raw.HeldNs += clock.Now() - t0
+		if h != nil {
+			h.Release()
+		}
+	}
+}
+
 // plan returns how bandits run beside run idx of name (Bandits 0: the
 // run is timed alone, as a reference for its neighbours), and whether
 // the run is timed at all.
 //
-// A name run once is measured beside the first full-intensity
-// configuration. Otherwise one run in four (idx ≡ 1 mod 4) runs beside
+// The first run (idx 0) is timed, and SecBegin measures it in blocks
+// (BlockNs). Of the later runs, one in four (idx ≡ 1 mod 4) runs beside
 // bandits, the configurations taken in turn from the first full-intensity
 // one (a section run only five to eight times is measured beside it,
 // which gives its share), and its neighbours alone. A run that follows a
@@ -363,9 +549,6 @@ func (p *Prober) SecEnd() {
 // timed after 16·MaxProbed runs per configuration (its runs were too
 // short).
 func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
-	if n, ok := p.opt.Runs[name]; ok && n == 1 {
-		return p.configs[min(1, len(p.configs)-1)], idx == 0
-	}
 	st := p.state[name]
 	if st == nil {
 		st = &nameState{probed: map[Config]int{}, lastProbed: -2, passed: -2}
@@ -391,7 +574,7 @@ func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 		cc := p.configs[(idx/4+1)%len(p.configs)]
 		switch {
 		case !ok || last < p.opt.MinRunNs:
-		case !p.ready():
+		case !p.Ready():
 			st.passed = idx
 		case st.probed[cc] < p.opt.MaxProbed:
 			c = cc
@@ -405,9 +588,9 @@ func (p *Prober) plan(name string, idx int) (c Config, timed bool) {
 	return c, timed
 }
 
-// ready reports whether the bandits have their buffers (plan is only
-// asked with a gang, or by a test without one, which may set isReady).
-func (p *Prober) ready() bool {
+// Ready reports whether the bandits have their buffers (true where the
+// machine cannot be probed: nothing waits for them there).
+func (p *Prober) Ready() bool {
 	if p.isReady != nil {
 		return p.isReady()
 	}

@@ -161,6 +161,12 @@ type Profiler struct {
 	// pausedAt is the stamp Pause took (0: not paused), pausedTicks the
 	// paused time so far.
 	pausedAt, pausedTicks int64
+	// heldAt is the stamp Hold took (0: not held).
+	heldAt int64
+	// topEnds counts the task ends of top-level sections; taskHook is
+	// called when it reaches hookAt (SetTaskHook).
+	topEnds, hookAt int64
+	taskHook        func(ends int64) (next int64)
 
 	counters CounterSet
 	note     string // why counters are missing
@@ -387,6 +393,40 @@ func (p *Profiler) resumeAt(t int64) {
 	}
 }
 
+// Hold stops the recording's clock while a tool that runs beside the
+// program in the same run works on the program's thread (a memory probe
+// starting its bandits), until Release: that time belongs to no
+// interval, as the profiler's own does, and unlike Pause's it is not
+// counted as the program's paused time. Annotation calls must not come
+// in between. Hold while held or paused does nothing.
+func (p *Profiler) Hold() {
+	if !p.mine() || p.heldAt != 0 || p.pausedAt != 0 {
+		return
+	}
+	p.heldAt = p.now()
+	if p.counting && p.depth > 0 {
+		if err := p.counters.Pause(); err != nil {
+			p.counterFailed(err)
+		}
+	}
+}
+
+// Release starts the clock that Hold stopped.
+func (p *Profiler) Release() {
+	if !p.mine() || p.heldAt == 0 {
+		return
+	}
+	d := max(p.now()-p.heldAt, 0)
+	p.heldAt = 0
+	p.last += d
+	if p.counting && p.depth > 0 {
+		p.paused += d
+		if err := p.counters.Resume(); err != nil {
+			p.counterFailed(err)
+		}
+	}
+}
+
 // ErrForeign is returned by Stop when an event method was called from
 // another goroutine than the one that called Start: the annotated
 // program must be serial, and such events are not recorded.
@@ -403,8 +443,11 @@ func (p *Profiler) SecBegin(name string) {
 		p.newSecSite(name)
 	}
 	p.depth++
-	if p.depth == 1 && p.counting {
-		p.beginCounters()
+	if p.depth == 1 {
+		p.hookAt = p.topEnds + 1
+		if p.counting {
+			p.beginCounters()
+		}
 	}
 }
 
@@ -453,8 +496,28 @@ func (p *Profiler) TaskBegin(name string) {
 func (p *Profiler) TaskEnd() {
 	if p.mine() {
 		p.put(opTaskEnd, "", 0)
+		if p.depth == 1 {
+			p.topEnds++
+			if p.topEnds >= p.hookAt && p.taskHook != nil {
+				p.hookAt = p.taskHook(p.topEnds)
+			}
+		}
 	}
 }
+
+// SetTaskHook has f called, from the recording goroutine, after a task
+// of a top-level section ends: at the first such task end of each run
+// of a top-level section, and then when the count of them (TopTaskEnds)
+// reaches the count f returned (math.MaxInt64: not again in this run).
+// A memory probe beside the recording switches its bandits there; f's
+// time falls into the interval after the task, and what it does at
+// length it holds out of the recording (Hold). A count and a comparison
+// are all it costs the other task ends.
+func (p *Profiler) SetTaskHook(f func(ends int64) (next int64)) { p.taskHook = f }
+
+// TopTaskEnds returns how many tasks of top-level sections have ended so
+// far.
+func (p *Profiler) TopTaskEnds() int64 { return p.topEnds }
 
 // LockBegin records acquiring lock id.
 //

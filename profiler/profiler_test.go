@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -267,5 +268,36 @@ func TestClocks(t *testing.T) {
 				t.Error("second Stop succeeded")
 			}
 		})
+	}
+}
+
+// TestHold leaves a tool's 20 ms on the program's thread out of every
+// interval, without counting it as the program's paused time; a Hold
+// while held does nothing.
+func TestHold(t *testing.T) {
+	p, err := Start(quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SecBegin("s")
+	p.TaskBegin("t")
+	p.TaskEnd()
+	p.Hold()
+	p.Hold()
+	time.Sleep(20 * time.Millisecond)
+	p.Release()
+	p.Release()
+	p.TaskBegin("t")
+	p.TaskEnd()
+	p.SecEnd(false)
+	tr, err := p.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := time.Duration(tree.Work(tr.Root)); w > 10*time.Millisecond {
+		t.Errorf("work %v: the held 20 ms were recorded", w)
+	}
+	if tr.Meta.PausedNs != 0 {
+		t.Errorf("paused %d ns, want 0", tr.Meta.PausedNs)
 	}
 }

@@ -139,7 +139,7 @@ func (m *measurer) wantProbe(tr *tree.Tree) bool {
 // moments as the real runs it is compared with (see roundSet).
 func (m *measurer) probe(sub subject, tr *tree.Tree) error {
 	sub.reset()
-	raw, err := annotate.Probe(memprobe.OptionsFor(tr), sub.serial)
+	raw, err := annotate.Probe(memprobe.Options{}, sub.serial)
 	if err != nil {
 		return fmt.Errorf("memory probe: %w", err)
 	}
@@ -147,7 +147,7 @@ func (m *measurer) probe(sub subject, tr *tree.Tree) error {
 		return fmt.Errorf("memory probe's serial run: %w", err)
 	}
 	*sub.probes = append(*sub.probes, raw)
-	tr.Meta.Probe = memprobe.Analyze(tr, *sub.probes...)
+	tr.Meta.Probe = memprobe.Analyze(*sub.probes...)
 	return nil
 }
 

@@ -189,14 +189,14 @@ func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
 	}
 	k.Reset()
 	start := time.Now()
-	raw, err := annotate.Probe(memprobe.OptionsFor(t), k.Serial)
+	raw, err := annotate.Probe(memprobe.Options{}, k.Serial)
 	if err != nil {
 		return "", fmt.Errorf("memory probe: %w", err)
 	}
 	if err := k.Check(); err != nil {
 		return "", fmt.Errorf("memory probe: the serial run computed a wrong result: %w", err)
 	}
-	t.Meta.Probe = memprobe.Analyze(t, raw)
+	t.Meta.Probe = memprobe.Analyze(raw)
 	n := len(t.Meta.Probe.Sections)
 	noun := "sections"
 	if n == 1 {

@@ -4,21 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/parallel-prophet/prophet/annotate"
-	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/memprobe"
+	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// wantProbe says whether prophet run probes memory after recording t:
-// always with on, never with off, and with auto where the profile has
-// top-level sections and none got counters.
+// wantProbe says whether a recording t wants a memory probe: always
+// with on, never with off, and with auto where the profile has top-level
+// sections and none got counters.
 func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
 	switch mode {
 	case memmodel.On:
@@ -35,76 +33,93 @@ func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
 	return len(secs) > 0
 }
 
-// probeProgram runs argv a second time as a memory probe run
-// (annotate.EnvProbe) and stores what it measured in t, which the
-// program's plain run recorded to profile in plainWall. A probe run
-// that fails leaves t without a probe and says so; it is never an error
-// of prophet run's.
-func probeProgram(e *env, argv, env []string, profile string, t *tree.Tree, plainWall time.Duration) error {
-	if note := memprobe.NoCoresNote(); note != "" {
-		// Not worth a second run: the profile says why instead.
-		n, _ := memprobe.Cores()
-		t.Meta.Probe = &tree.MemoryProbe{Cores: n, Note: note}
-		fmt.Fprintf(e.stderr, "memory probe: %s; predictions will leave memory contention out\n", strings.TrimPrefix(note, "no memory probe: "))
-		if err := tree.WriteFile(profile, t); err != nil {
-			return fmt.Errorf("run: writing the profile: %w", err)
-		}
-		return nil
+// probeBeside says whether prophet run probes memory beside its
+// recording: always with on, never with off, and with auto where this
+// machine gives the recording no hardware counters.
+func probeBeside(mode memmodel.Mode) bool {
+	switch mode {
+	case memmodel.On:
+		return true
+	case memmodel.Off:
+		return false
 	}
-	outName, errName, cleanup, err := childFiles(filepath.Dir(profile), "probe", ".json")
+	cs, err := profiler.HardwareCounters()
 	if err != nil {
-		return fmt.Errorf("run: memory probe: %w", err)
+		return true
 	}
-	defer cleanup()
+	cs.Close()
+	return false
+}
 
-	fmt.Fprintf(e.stderr, "memory probe: running %s again beside bandwidth bandits on the other cores (the plain run took %s)\n",
-		filepath.Base(argv[0]), plainWall.Round(10*time.Millisecond))
-	began := time.Now()
-	// No input or output: its output was seen in the plain run.
-	probeEnv := append([]string{annotate.EnvProbe + "=" + outName, annotate.EnvProbeProfile + "=" + profile}, env...)
-	cmd, got, err := startChild(argv, probeEnv, errName, nil, nil, nil)
+// applyProbe stores in t, recorded to profile beside a memory probe that
+// wrote its measurements to rawPath, what the probe measured, and takes
+// out of the recorded runs the time its bandits added to them, unless
+// pooled: then the recordings after the probed one already gave every
+// interval its shortest time. A probe that measured nothing usable
+// leaves t without a probe and says so; it is never an error of prophet
+// run's.
+func applyProbe(e *env, t *tree.Tree, rawPath, profile string, pooled bool, wall time.Duration) error {
+	if len(memmodel.TopSections(t)) == 0 {
+		return nil // nothing to probe
+	}
+	data, err := os.ReadFile(rawPath)
 	if err != nil {
-		return skipProbe(e, t, fmt.Sprintf("cannot run %s again: %v", argv[0], err))
-	}
-	stop := showProbeProgress(e, plainWall, began)
-	runErr := cmd.Wait()
-	stop()
-	if sig := got(); sig != nil {
-		return &exitStatus{code: 130, msg: fmt.Sprintf("%v received during the memory probe; no profile written", sig)}
-	}
-	took := time.Since(began)
-	if msg := childError(errName); msg != "" {
-		return skipProbe(e, t, msg)
-	}
-	if runErr != nil {
-		_, how := childStatus(runErr)
-		return skipProbe(e, t, "the probe run "+how)
-	}
-	data, err := os.ReadFile(outName)
-	if err != nil {
-		return skipProbe(e, t, "the probe run wrote no measurements")
+		return skipProbe(e, t, profile, "the program wrote no measurements (is its annotate package older than prophet's?)")
 	}
 	var raw memprobe.Raw
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return skipProbe(e, t, fmt.Sprintf("unreadable measurements: %v", err))
+		return skipProbe(e, t, profile, fmt.Sprintf("unreadable measurements: %v", err))
 	}
-	t.Meta.Probe = memprobe.Analyze(t, raw)
-	if err := tree.Validate(t); err != nil {
-		return skipProbe(e, t, fmt.Sprintf("measurements out of range: %v", err))
+	probe := memprobe.Analyze(raw)
+	if err := tree.Validate(&tree.Tree{Root: t.Root, Meta: tree.Meta{Probe: probe}}); err != nil {
+		return skipProbe(e, t, profile, fmt.Sprintf("measurements out of range: %v", err))
 	}
+	var runs int
+	var added time.Duration
+	if !pooled {
+		var ns int64
+		runs, ns = memprobe.Correct(t, raw)
+		added = time.Duration(ns)
+	}
+	t.Meta.Probe = probe
 	if err := tree.WriteFile(profile, t); err != nil {
 		return fmt.Errorf("run: writing the probed profile: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "memory probe: done in %s (%.2f× the plain run)\n", took.Round(10*time.Millisecond),
-		took.Seconds()/max(plainWall.Seconds(), 1e-9))
+	held := time.Duration(raw.HeldNs)
+	msg := fmt.Sprintf("memory probe: measured beside the recording; it held the program for %s", held.Round(100*time.Microsecond))
+	switch {
+	case pooled:
+		msg += " (the later recordings replaced the runs its bandits slowed)"
+	case runs > 0:
+		msg += fmt.Sprintf(", and its bandits slowed %d of its runs by %s, taken back out of the profile", runs, added.Round(100*time.Microsecond))
+	}
+	if wall > 0 {
+		msg += fmt.Sprintf(": about %.0f%% of the run", 100*(held+added).Seconds()/wall.Seconds())
+	}
+	fmt.Fprintln(e.stderr, msg)
 	printProbe(e, t)
 	return nil
 }
 
-// skipProbe says why the profile has no memory probe and goes on.
-func skipProbe(e *env, t *tree.Tree, why string) error {
+// skipProbe says why the profile has no memory probe, writes it without
+// one and goes on.
+func skipProbe(e *env, t *tree.Tree, profile, why string) error {
 	t.Meta.Probe = nil
 	fmt.Fprintf(e.stderr, "memory probe: not stored (%s); predictions will leave memory contention out\n", why)
+	if err := tree.WriteFile(profile, t); err != nil {
+		return fmt.Errorf("run: writing the profile: %w", err)
+	}
+	return nil
+}
+
+// noProbeCores stores in t that this machine cannot be probed and why.
+func noProbeCores(e *env, t *tree.Tree, profile, note string) error {
+	n, _ := memprobe.Cores()
+	t.Meta.Probe = &tree.MemoryProbe{Cores: n, Note: note}
+	fmt.Fprintf(e.stderr, "memory probe: %s; predictions will leave memory contention out\n", strings.TrimPrefix(note, "no memory probe: "))
+	if err := tree.WriteFile(profile, t); err != nil {
+		return fmt.Errorf("run: writing the profile: %w", err)
+	}
 	return nil
 }
 
@@ -131,38 +146,5 @@ func printProbe(e *env, t *tree.Tree) {
 			parts = append(parts, fmt.Sprintf("β_%d %.2f", th, sb.Beta[i]))
 		}
 		fmt.Fprintf(e.stderr, "memory probe: %s: %s\n", sb.Name, strings.Join(parts, ", "))
-	}
-}
-
-// showProbeProgress draws a progress bar of the probe run against the
-// plain run's time until the returned function is called.
-func showProbeProgress(e *env, plainWall time.Duration, began time.Time) func() {
-	total := max(int(plainWall.Milliseconds()), 1)
-	bar := progress.New(e.stderr, "memory probe", total)
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				ms := int(time.Since(began).Milliseconds())
-				if ms > total {
-					total = ms + ms/10
-					bar.SetTotal(total)
-				}
-				bar.Set(ms)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-		bar.Set(total)
-		bar.Done()
 	}
 }

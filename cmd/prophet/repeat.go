@@ -22,27 +22,28 @@ const maxRepeat = 20
 // collections that struck one recording's tasks and not the others'.
 // The later runs' output is not shown (the first run's was). A run that
 // fails, or that did other work than the first (a mismatch), ends the
-// pooling with a note, keeping the recordings before it.
-func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int, t *tree.Tree) (*tree.Tree, error) {
+// pooling with a note, keeping the recordings before it. It also
+// returns how many recordings the profile pools.
+func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int, t *tree.Tree) (*tree.Tree, int, error) {
 	if _, err := os.Stat(poolPath); err != nil {
 		fmt.Fprintf(e.stderr, "prophet: %s wrote no pool of its recording (%s): built with an annotate package older than prophet's? One recording kept\n", filepath.Base(argv[0]), annotate.EnvRepeat)
-		return t, nil
+		return t, 1, nil
 	}
 	pooled := 1
 	for i := 2; i <= n; i++ {
 		fmt.Fprintf(e.stderr, "prophet: recording %d of %d (its output not shown)\n", i, n)
 		next, why, err := poolOne(argv, env, poolPath, profile, i, n)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if why != "" {
 			fmt.Fprintf(e.stderr, "prophet: recording %d of %d %s; the profile pools the %d before it\n", i, n, why, pooled)
-			return t, nil
+			return t, pooled, nil
 		}
 		t, pooled = next, i
 	}
 	fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
-	return t, nil
+	return t, pooled, nil
 }
 
 // poolOne makes recording i of n for poolRecordings and, where it pooled,

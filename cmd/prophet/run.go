@@ -16,6 +16,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -50,15 +51,17 @@ single recording, prophet run suggests --repeat where tasks that look
 struck (three times their section's median task, and 5 µs more) hold
 0.5% of the work or more.
 
-The memory probe (--memory-probe) runs PROGRAM a second time, serially,
-with bandwidth bandits streaming on the other cores beside some runs of
-each top-level section, and stores in the profile how much each section
-slowed down and how much bandwidth it took: the memory model's input on
-machines without hardware counters. auto (the default) probes where the
-recording got no counters and the machine has two cores or more; the
-second run costs about one more run of the program. Where it cannot probe
-(one core, a CPU quota, the bandits starved), the profile says why and
-predictions leave memory contention out.
+The memory probe (--memory-probe) runs beside the recording: bandwidth
+bandits stream on the other cores beside some runs of each top-level
+section (and blocks of the tasks of its first run), and the profile keeps
+how much each section slowed down and how much bandwidth it took: the
+memory model's input on machines without hardware counters. The time the
+probe holds the program is left out of the recording, and the slowdown
+its bandits caused is taken back out of the runs they streamed beside.
+auto (the default) probes where this machine gives the recording no
+counters and has two cores or more. Where it cannot probe (one core, a
+CPU quota, the bandits starved), the profile says why and predictions
+leave memory contention out.
 
 Examples:
   prophet run -o lu.ppt -- go run ./examples/lu
@@ -69,7 +72,7 @@ Examples:
 		fs := newFlags(c, e)
 		out := fs.StringP("output", "o", "prophet.ppt", "where to write the profile")
 		tol := fs.Float64("tolerance", tree.DefaultTolerance, "compression tolerance of the recording (relative; negative: exact lengths)")
-		probe := fs.String("memory-probe", "auto", "run the program again beside bandwidth bandits for the memory model: auto (where there are no counters), on or off")
+		probe := fs.String("memory-probe", "auto", "measure memory contention with bandwidth bandits beside the recording: auto (where there are no counters), on or off")
 		repeat := fs.Int("repeat", 1, "record the program this many times (1 to 20) and pool the recordings: every interval at the shortest any of them took")
 		if err := parse(fs, args); err != nil {
 			return err
@@ -136,6 +139,28 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 		}
 		defer poolCleanup()
 		recEnv = append(slices.Clip(env), annotate.EnvRepeat+"="+pool)
+	}
+	poolEnv := recEnv // the later recordings: no probe
+	probing := probeBeside(probe)
+	coresNote := ""
+	var rawPath string
+	if probing {
+		if coresNote = memprobe.NoCoresNote(); coresNote != "" {
+			probing = false
+		} else {
+			var rawCleanup func()
+			if rawPath, _, rawCleanup, err = childFiles(dir, "probe", ".json"); err != nil {
+				return fmt.Errorf("run: memory probe: %w", err)
+			}
+			defer rawCleanup()
+			if rawPath, err = filepath.Abs(rawPath); err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			recEnv = append(slices.Clip(recEnv), annotate.EnvProbe+"="+rawPath)
+			fmt.Fprintln(e.stderr, "memory probe: bandwidth bandits stream on the other cores beside some runs of each section (the slowdown they cause is taken back out of the profile)")
+		}
+	}
+	if repeat > 1 {
 		fmt.Fprintf(e.stderr, "prophet: recording 1 of %d\n", repeat)
 	}
 
@@ -171,13 +196,20 @@ func runProgram(e *env, out string, argv []string, probe memmodel.Mode, repeat i
 	if err != nil {
 		return withStatus(status, fmt.Errorf("the profile %s wrote is unreadable: %w", argv[0], err))
 	}
+	pooled := 1
 	if status == 0 && sig == nil && repeat > 1 {
-		if t, err = poolRecordings(e, argv, recEnv, pool, abs, repeat, t); err != nil {
+		if t, pooled, err = poolRecordings(e, argv, poolEnv, pool, abs, repeat, t); err != nil {
 			return err
 		}
 	}
-	if status == 0 && sig == nil && wantProbe(probe, t) {
-		if err := probeProgram(e, argv, env, abs, t, plainWall); err != nil {
+	switch {
+	case status != 0 || sig != nil:
+	case coresNote != "" && len(memmodel.TopSections(t)) > 0:
+		if err := noProbeCores(e, t, abs, coresNote); err != nil {
+			return err
+		}
+	case probing:
+		if err := applyProbe(e, t, rawPath, abs, pooled > 1, plainWall); err != nil {
 			return err
 		}
 	}

@@ -341,11 +341,22 @@ func (g *Gang) start(n, spin int, cpus []int, d time.Duration, wait bool) {
 		}
 		w.start <- work{spin: spin, cpu: cpu, t0: t0, until: until, from: from}
 	}
+	// Spun on, not yielded: a goroutine locked to its thread that
+	// yields to the bandits it set going (as a recording's is) gave its
+	// processor to them and waited milliseconds to get one back. A
+	// start that takes longer than spinFor yields, so that one processor
+	// can still run the bandits.
 	for wait && int(g.streaming.Load()) < n {
-		runtime.Gosched()
+		if clock.Now()-t0 > spinFor {
+			runtime.Gosched()
+		}
 	}
 	g.running = n
 }
+
+// spinFor is how long start spins, at most, waiting for its bandits to
+// begin before it yields.
+const spinFor = 500_000
 
 // Stop stops the bandits the last Start started and returns what each
 // did.

@@ -1,0 +1,78 @@
+package memprobe
+
+import "github.com/parallel-prophet/prophet/tree"
+
+// maxCorrection bounds the slowdown Correct takes out of a run or block:
+// beyond it, a measurement says more about an interrupted run than
+// about bandwidth.
+const maxCorrection = 4.0
+
+// Correct takes out of t, recorded in the same run of the program as
+// the probe that measured raw, the time the probe's bandits added to the
+// runs they streamed beside, and returns how many top-level runs it
+// corrected and the time it took out of them. A run beside bandits throughout is scaled to its time
+// alone: its time over its name's pooled slowdown beside those bandits
+// (at least 1, at most maxCorrection). A first run measured in blocks
+// is scaled as a whole by the share of its time that was its own, each
+// block beside bandits counted at its time over the pooled slowdown
+// (the blocks alternate, so that a uniform scale spreads the correction
+// over the run's tasks about as the bandits did). Where the bandits
+// starved, or a run has nothing to compare with, no slowdown was
+// measured and the run stays as recorded. A run the recording merged
+// with the runs beside it (a Sec with Count above 1) also stays: its
+// lengths are the mean of runs within the compression tolerance of one
+// another, which the bandits cannot have slowed by more than that.
+func Correct(t *tree.Tree, raw Raw) (runs int, addedNs int64) {
+	if t == nil || t.Root == nil {
+		return 0, 0
+	}
+	pools, _ := pool([]Raw{raw})
+	slowdown := func(name string, c Config) float64 {
+		a := pools[name][c]
+		if a == nil {
+			return 1
+		}
+		return min(max(a.slowdown(), 1), maxCorrection)
+	}
+	type key struct {
+		name string
+		idx  int
+	}
+	// own is each disturbed run's time over its recorded time: 1 less
+	// the share of its time the bandits added.
+	wall := map[key]int64{}
+	added := map[key]float64{}
+	for _, r := range raw.Runs {
+		k := key{r.Name, r.Index}
+		wall[k] = r.WallNs
+		if r.Bandits > 0 {
+			added[k] += float64(r.WallNs) * (1 - 1/slowdown(r.Name, Config{r.Bandits, r.Spin}))
+		}
+	}
+	for _, b := range raw.Blocks {
+		if b.Bandits > 0 {
+			added[key{b.Name, b.Index}] += float64(b.WallNs) * (1 - 1/slowdown(b.Name, Config{b.Bandits, b.Spin}))
+		}
+	}
+	seen := map[string]int{}
+	for i, c := range t.Root.Children {
+		if c.Kind != tree.KindSec {
+			continue
+		}
+		idx := seen[c.Name]
+		seen[c.Name] = idx + int(c.Reps())
+		if c.Reps() != 1 {
+			continue
+		}
+		k := key{c.Name, idx}
+		if added[k] <= 0 || wall[k] <= 0 {
+			continue
+		}
+		f := max(1-added[k]/float64(wall[k]), 1/maxCorrection)
+		w := tree.Work(c)
+		t.Root.Children[i] = tree.Scaled(c, f)
+		runs++
+		addedNs += w - tree.Work(t.Root.Children[i])
+	}
+	return runs, addedNs
+}
