@@ -68,7 +68,7 @@ func Analyze(raws ...Raw) *tree.MemoryProbe {
 		}
 	}
 	if short := unmeasured(raws, pools, starved); len(short) > 0 {
-		notes = append(notes, "too short to measure beside bandits (the model leaves their memory contention out): "+strings.Join(short, ", "))
+		notes = append(notes, "not measured beside bandits (their runs too short, or too few tasks at their top level to compare in blocks; the model leaves their memory contention out): "+strings.Join(short, ", "))
 	}
 	alone := map[int]float64{}
 	for _, c := range out.Curve {
@@ -151,8 +151,9 @@ func pool(raws []Raw) (map[string]map[Config]*pooled, map[string]bool) {
 }
 
 // unmeasured returns the sections raws timed that were measured beside
-// no bandits, nor starved beside them: their first run too short for two
-// blocks, their later runs too short or too few (at most five named).
+// no bandits, nor starved beside them: their first run too short, or of
+// too few top-level tasks, for a block beside bandits between blocks
+// alone, and their later runs too short or too few (at most five named).
 func unmeasured(raws []Raw, pools map[string]map[Config]*pooled, starved map[string]bool) []string {
 	seen := map[string]bool{}
 	for _, raw := range raws {

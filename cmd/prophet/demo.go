@@ -21,6 +21,7 @@ import (
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 	"github.com/parallel-prophet/prophet/validate"
 )
@@ -111,9 +112,18 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	}
 	plain := robust.Median(runs)
 
+	// Recorded as prophet run records: with the memory probe beside the
+	// recording where there are no hardware counters.
 	k.Reset()
+	probing := probeBeside(memmodel.Auto)
 	start := time.Now()
-	t, err := annotate.Record(k.Serial)
+	var t *tree.Tree
+	var raw memprobe.Raw
+	if probing {
+		t, raw, err = annotate.RecordProbed(profiler.Options{}, memprobe.Options{}, k.Serial)
+	} else {
+		t, err = annotate.Record(k.Serial)
+	}
 	profiled := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("demo: profiling %s: %w", name, err)
@@ -122,15 +132,17 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 		return fmt.Errorf("demo: %s computed a wrong result: %w", name, err)
 	}
 	t.Meta.Program = fmt.Sprintf("the %s example of prophet demo (go run ./examples/%s)", name, name)
-	probeNote, err := demoProbe(k, t)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
+	probeNote := "Memory model: from the hardware counters recorded (no memory probe needed)."
+	under := "under the profiler"
+	if probing {
+		probeNote = demoProbe(t, raw)
+		under += " with the memory probe beside it"
 	}
 	profile := filepath.Join(dir, name+".ppt")
 	if err := tree.WriteFile(profile, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Serial run %v; under the profiler %v. Profile: %s\n", time.Duration(plain).Round(time.Millisecond), profiled.Round(time.Millisecond), profile)
+	fmt.Fprintf(out, "Serial run %v; %s %v. Profile: %s\n", time.Duration(plain).Round(time.Millisecond), under, profiled.Round(time.Millisecond), profile)
 	fmt.Fprintf(out, "%s\n\n", probeNote)
 	if err := tree.WriteText(out, t, tree.TextOptions{MaxDepth: 3, MaxChildren: 4}); err != nil {
 		return err
@@ -180,34 +192,27 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	return nil
 }
 
-// demoProbe runs the memory probe beside one more serial run of k where
-// its recording t has no hardware counters (as prophet run does), stores
-// what it measured in t and returns one line about it.
-func demoProbe(k kernels.Kernel, t *tree.Tree) (string, error) {
-	if !wantProbe(memmodel.Auto, t) {
-		return "Memory model: from the hardware counters recorded (no memory probe needed).", nil
-	}
-	k.Reset()
-	start := time.Now()
-	raw, err := annotate.Probe(memprobe.Options{}, k.Serial)
-	if err != nil {
-		return "", fmt.Errorf("memory probe: %w", err)
-	}
-	if err := k.Check(); err != nil {
-		return "", fmt.Errorf("memory probe: the serial run computed a wrong result: %w", err)
-	}
+// demoProbe stores in t, recorded with a memory probe beside it, what
+// the probe measured (raw), takes the slowdown its bandits caused back
+// out of the recorded runs, as prophet run does, and returns one line
+// about it.
+func demoProbe(t *tree.Tree, raw memprobe.Raw) string {
+	runs, added := memprobe.Correct(t, raw)
 	t.Meta.Probe = memprobe.Analyze(raw)
 	n := len(t.Meta.Probe.Sections)
 	noun := "sections"
 	if n == 1 {
 		noun = "section"
 	}
-	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits in %v",
-		n, noun, time.Since(start).Round(time.Millisecond))
+	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits; it held the program for %v",
+		n, noun, time.Duration(raw.HeldNs).Round(100*time.Microsecond))
+	if runs > 0 {
+		line += fmt.Sprintf(", and %v its bandits added to %d runs was taken back out", time.Duration(added).Round(100*time.Microsecond), runs)
+	}
 	if n := t.Meta.Probe.Note; n != "" {
 		line += "; " + n
 	}
-	return line + ".", nil
+	return line + "."
 }
 
 // demoTruth measures kernel k's real parallel version against the

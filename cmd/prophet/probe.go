@@ -14,25 +14,6 @@ import (
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// wantProbe says whether a recording t wants a memory probe: always
-// with on, never with off, and with auto where the profile has top-level
-// sections and none got counters.
-func wantProbe(mode memmodel.Mode, t *tree.Tree) bool {
-	switch mode {
-	case memmodel.On:
-		return true
-	case memmodel.Off:
-		return false
-	}
-	secs := memmodel.TopSections(t)
-	for _, s := range secs {
-		if s.Counters != nil {
-			return false
-		}
-	}
-	return len(secs) > 0
-}
-
 // probeBeside says whether prophet run probes memory beside its
 // recording: always with on, never with off, and with auto where this
 // machine gives the recording no hardware counters.
