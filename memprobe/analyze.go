@@ -142,7 +142,7 @@ func pool(raws []Raw) (map[string]map[Config]*pooled, map[string]bool) {
 		}
 		from := blockStarts(raw.Blocks)
 		for i, b := range raw.Blocks {
-			if b.Bandits > 0 {
+			if b.Bandits > 0 && !b.Partial {
 				add(b.Name, Config{b.Bandits, b.Spin}, b.Streamed, b.WallNs, blockBaseline(raw.Blocks, from, i))
 			}
 		}

@@ -124,6 +124,8 @@ func TestAnalyze(t *testing.T) {
 			{Name: "once", Block: 0, Tasks: 10, WallNs: 1000},
 			{Name: "once", Block: 1, Tasks: 5, WallNs: 660, Bandits: 1, Streamed: counts(10000)},
 			{Name: "once", Block: 2, Tasks: 10, WallNs: 1200},
+			// Cut short by the run's end: not measured.
+			{Name: "once", Block: 3, Tasks: 1, WallNs: 500, Bandits: 1, Streamed: counts(100), Partial: true},
 			// A block whose neighbours in the list belong to another
 			// run and another name: not used.
 			{Name: "once", Index: 1, Block: 3, Tasks: 5, WallNs: 6600, Bandits: 1, Spin: 8, Streamed: counts(2500)},

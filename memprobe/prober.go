@@ -173,6 +173,10 @@ type BlockSample struct {
 	WallNs int64 `json:"wall_ns"`
 	// Streamed is what the bandits did meanwhile.
 	Streamed Counts `json:"streamed"`
+	// Partial is set on a block the run's end cut short of BlockNs:
+	// beside bandits, what they did there is mostly their start and is
+	// not measured (Correct still counts it).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // RefSample is one reference measurement: Streams bandits alone, with
@@ -406,7 +410,7 @@ func (p *Prober) TaskEnds(h Holder, ends int64) (next int64) {
 	defer p.hold(h)()
 	defer func() { b.heldNs += b.t0 - now }()
 	wasOn := b.cur.Bandits > 0
-	p.endBlock(now, ends)
+	p.endBlock(now, ends, false)
 	if wasOn || b.done {
 		return ends + 1 // alone after bandits, or nothing more to measure
 	}
@@ -427,12 +431,14 @@ func (p *Prober) TaskEnds(h Holder, ends int64) (next int64) {
 }
 
 // endBlock ends the block under way at now, after ends top-level task
-// ends: it stops its bandits, keeps it, measures references after a
-// block beside bandits, and begins the next block, alone.
-func (p *Prober) endBlock(now, ends int64) {
+// ends (partial: at the run's end): it stops its bandits, keeps it,
+// measures references after a block beside bandits, and begins the
+// next block, alone.
+func (p *Prober) endBlock(now, ends int64, partial bool) {
 	b := p.blk
 	s := b.cur
 	s.WallNs = now - b.t0
+	s.Partial = partial && s.WallNs < p.opt.BlockNs
 	s.Tasks = int(ends - b.from)
 	b.from = ends
 	if s.Bandits > 0 {
@@ -441,7 +447,7 @@ func (p *Prober) endBlock(now, ends int64) {
 	if s.Tasks > 0 {
 		p.raw.Blocks = append(p.raw.Blocks, s)
 	}
-	if s.Bandits > 0 {
+	if s.Bandits > 0 && !s.Partial {
 		p.measureRefs(Config{s.Bandits, s.Spin}, min(max(time.Duration(s.WallNs)/2, p.opt.CurveTime/5), p.opt.CurveTime))
 	}
 	b.cur = BlockSample{Name: s.Name, Index: s.Index, Block: s.Block + 1}
@@ -502,7 +508,7 @@ func (p *Prober) SecEnd(h Holder) {
 	if b := p.blk; b != nil {
 		p.cur.WallNs -= b.heldNs
 		if !b.done {
-			p.endBlock(now, h.TopTaskEnds())
+			p.endBlock(now, h.TopTaskEnds(), true)
 		}
 		p.cur.Blocked = b.any
 		p.blk = nil
