@@ -17,6 +17,7 @@ import (
 	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
+	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -328,6 +329,13 @@ func TestRunPrograms(t *testing.T) {
 	code, _, stderr = prophet("run", "-o", pooled, "--repeat", "3", "--memory-probe", "off", "--", good)
 	if pt, err := tree.ReadFile(pooled); code != 0 || err != nil || !strings.Contains(stderr, "pooled 3 recordings") || pt.Totals().Tasks != 8 {
 		t.Errorf("run --repeat 3: status %d, err %v, stderr %q", code, err, stderr)
+	}
+	// With the probe beside the first recording, the later ones replace
+	// the runs its bandits slowed: nothing is scaled.
+	code, _, stderr = prophet("run", "-o", pooled, "--repeat", "2", "--memory-probe", "on", "--", good)
+	if pt, err := tree.ReadFile(pooled); code != 0 || err != nil || pt.Meta.Probe == nil ||
+		memprobe.NoCoresNote() == "" && !strings.Contains(stderr, "later recordings replaced") {
+		t.Errorf("run --repeat 2 --memory-probe on: status %d, err %v, stderr %q", code, err, stderr)
 	}
 	for _, bad := range []string{"0", "21", "x"} {
 		code, _, stderr = prophet("run", "-o", pooled, "--repeat", bad, "--", good)
