@@ -141,6 +141,7 @@ type worker struct {
 	start  chan work     // closed by Close
 	done   chan Counts
 	pin    string // why the thread is not pinned, if it is not
+	free   func() // gives back a buffer the worker made (nil: none)
 }
 
 // work is one Start's order to a bandit.
@@ -158,10 +159,11 @@ func NewGang(bufs [][]uint64, opt Options) *Gang {
 }
 
 // NewLazyGang parks n bandits that each make their own buffer of bytes
-// bytes (Buffer) on their own thread, so that the caller goes on at
-// once while they touch their pages (the last shares the first's with
-// Options.LastShares); Ready reports when every one has its buffer.
-// Close releases them.
+// bytes on their own thread, outside the Go heap where the system
+// allows, so that the caller goes on at once while they touch their
+// pages (the last shares the first's with Options.LastShares); Ready
+// reports when every one has its buffer. Close releases them and their
+// buffers.
 func NewLazyGang(n int, bytes int64, opt Options) *Gang {
 	return newGang(make([][]uint64, n), bytes, opt)
 }
@@ -233,13 +235,15 @@ func (g *Gang) loop(w *worker, i int, bytes int64, ready chan<- struct{}) {
 		w.shares.help <- buf
 		w.buf = buf
 	case w.help != nil:
-		buf := make([]uint64, bufferWords(bytes))
+		buf, free := mapWords(bufferWords(bytes))
+		w.free = free
 		w.help <- buf
 		fill(buf[:len(buf)/2], 0)
 		<-w.help
 		w.buf = buf
 	default:
-		w.buf = Buffer(bytes)
+		w.buf, w.free = mapWords(bufferWords(bytes))
+		fill(w.buf, 0)
 	}
 	g.built.Add(1)
 	readyAt := clock.Now()
@@ -385,6 +389,13 @@ func (g *Gang) Close() {
 		close(w.start)
 	}
 	g.wg.Wait()
+	for _, w := range g.workers {
+		if w.free != nil {
+			w.free()
+			w.free = nil
+		}
+		w.buf = nil
+	}
 }
 
 // Total returns the summed lines, busy and wall nanoseconds of cs.
