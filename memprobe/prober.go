@@ -151,6 +151,9 @@ type Raw struct {
 	// HeldNs is how long the probe kept the program waiting on its own
 	// work: starting and stopping bandits and measuring references.
 	HeldNs int64 `json:"held_ns,omitempty"`
+	// SetupNs is how long Start waited for the bandits' buffers
+	// (Options.Wait), before the program started.
+	SetupNs int64 `json:"setup_ns,omitempty"`
 }
 
 // RefSample is one reference measurement: Streams bandits alone, with
@@ -238,9 +241,13 @@ func Start(opt Options) *Prober {
 	// program starts; runs before they are ready run alone. The last
 	// streams only in the references of cores−1 bandits and one more,
 	// beside the first, whose buffer it shares.
+	t0 := clock.Now()
 	p.gang = bandit.NewLazyGang(limit, opt.BufferBytes, bandit.Options{LineSize: opt.LineSize, LastShares: true})
-	for opt.Wait && !p.gang.Ready() {
-		time.Sleep(time.Millisecond)
+	if opt.Wait {
+		for !p.gang.Ready() {
+			time.Sleep(100 * time.Microsecond)
+		}
+		p.raw.SetupNs = clock.Now() - t0
 	}
 	return p
 }

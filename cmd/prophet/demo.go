@@ -204,10 +204,10 @@ func demoProbe(t *tree.Tree, raw memprobe.Raw) string {
 	if n == 1 {
 		noun = "section"
 	}
-	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits; it held the program for %v",
-		n, noun, time.Duration(raw.HeldNs).Round(100*time.Microsecond))
-	if runs > 0 {
-		line += fmt.Sprintf(", and %v its bandits added to %d runs was taken back out", time.Duration(added).Round(100*time.Microsecond), runs)
+	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits (their buffers made in %v first); it held the program for %v",
+		n, noun, roundDur(time.Duration(raw.SetupNs)), roundDur(time.Duration(raw.HeldNs)))
+	if d := time.Duration(added); runs > 0 && d >= time.Microsecond {
+		line += fmt.Sprintf(", and %v its bandits added to %d runs was taken back out", roundDur(d), runs)
 	}
 	if n := t.Meta.Probe.Note; n != "" {
 		line += "; " + n

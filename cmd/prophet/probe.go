@@ -66,20 +66,30 @@ func applyProbe(e *env, t *tree.Tree, rawPath, profile string, pooled bool, wall
 	if err := tree.WriteFile(profile, t); err != nil {
 		return fmt.Errorf("run: writing the probed profile: %w", err)
 	}
-	held := time.Duration(raw.HeldNs)
-	msg := fmt.Sprintf("memory probe: measured beside the recording; it held the program for %s", held.Round(100*time.Microsecond))
+	setup, held := time.Duration(raw.SetupNs), time.Duration(raw.HeldNs)
+	msg := fmt.Sprintf("memory probe: measured beside the recording; its bandits made their buffers in %s before the program started, and it held the program for %s",
+		roundDur(setup), roundDur(held))
 	switch {
 	case pooled:
 		msg += " (the later recordings replaced the runs its bandits slowed)"
-	case runs > 0:
-		msg += fmt.Sprintf(", and its bandits slowed %d of its runs by %s, taken back out of the profile", runs, added.Round(100*time.Microsecond))
+	case runs > 0 && added >= time.Microsecond:
+		msg += fmt.Sprintf("; its bandits slowed %d of its runs by %s, taken back out of the profile", runs, roundDur(added))
 	}
 	if wall > 0 {
-		msg += fmt.Sprintf(": about %.0f%% of the run", 100*(held+added).Seconds()/wall.Seconds())
+		msg += fmt.Sprintf(": about %.0f%% of the run", 100*(setup+held+added).Seconds()/wall.Seconds())
 	}
 	fmt.Fprintln(e.stderr, msg)
 	printProbe(e, t)
 	return nil
+}
+
+// roundDur rounds d for a line of output: to 100 µs from a millisecond
+// on, to the microsecond below.
+func roundDur(d time.Duration) time.Duration {
+	if d >= time.Millisecond {
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }
 
 // skipProbe says why the profile has no memory probe, writes it without
