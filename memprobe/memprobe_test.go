@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -353,5 +354,28 @@ func TestBlockBaselineTrend(t *testing.T) {
 	}
 	if got := blockBaseline(blocks, blockStarts(blocks), 1); got != 290 {
 		t.Errorf("baseline %d, want 290", got)
+	}
+}
+
+// TestProberLoweredProcs: a program that lowers GOMAXPROCS below the
+// probe's cores after it started gets no more runs beside bandits, and a
+// note says why.
+func TestProberLoweredProcs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams memory")
+	}
+	p := Start(Options{BufferBytes: 4 << 20, CurveTime: 1e6, MinRunNs: 1, Wait: true})
+	if p.raw.Cores < 2 {
+		p.Stop()
+		t.Skip("one core")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for range 3 {
+		p.SecBegin("s", nil)
+		p.SecEnd(nil)
+	}
+	raw := p.Stop()
+	if len(raw.Runs) != 0 || !strings.Contains(raw.Note, "lowered GOMAXPROCS to 1") {
+		t.Errorf("runs %+v, note %q", raw.Runs, raw.Note)
 	}
 }

@@ -3,6 +3,7 @@ package memprobe
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -325,6 +326,12 @@ func (p *Prober) SecBegin(name string, h Holder) {
 	idx := p.seen[name]
 	p.seen[name] = idx + 1
 	c, timed := p.plan(name, idx)
+	if mp := runtime.GOMAXPROCS(0); mp < p.raw.Cores {
+		// Bandits are goroutines: with fewer Ps than at Start, one
+		// would take the program's.
+		p.note(fmt.Sprintf("the program lowered GOMAXPROCS to %d: no runs beside bandits after that", mp))
+		timed = false
+	}
 	p.measure = timed
 	if !timed {
 		return
