@@ -35,8 +35,9 @@ func probeBeside(getenv func(string) string) *memprobe.Prober {
 		return nil
 	}
 	// The bandits make their buffers before the program starts: made
-	// beside it, their page faults took the program's core from it (a
-	// task of 60 µs recorded as 2.1 ms).
+	// beside it, their page faults would take the program's core from
+	// it, and the recording would show it as a task struck by an
+	// interrupt.
 	return memprobe.Start(memprobe.Options{Wait: true})
 }
 

@@ -275,8 +275,8 @@ func (p *Prober) measureRefs(c Config, d time.Duration) {
 	unpin()
 	// The bandits are set going from a goroutine of their own: set
 	// going from the program's, locked to its thread as a recording
-	// keeps it, one of two bandits was left without a core for most of
-	// the reference in about half the runs of a probe.
+	// keeps it, one of two bandits was often left without a core for
+	// most of the reference.
 	var refs []RefSample
 	done := make(chan struct{})
 	go func() {

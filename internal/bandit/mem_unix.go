@@ -10,11 +10,10 @@ import (
 
 // mapWords returns words words of memory outside the Go heap, and a
 // function that gives them back. A bandit's buffer (tens of MiB) on the
-// heap would pace the program's garbage collector beside it: a
-// recording of a loop that allocates 4 KiB a task ran 13 collections
-// instead of 272 with a 64 MiB buffer on the heap, and its tasks were
-// recorded a third as long as without. Where the system refuses, the
-// memory comes from the heap.
+// heap would pace the garbage collector of the program it streams
+// beside: a program that allocates as it runs would collect far less
+// often than without the probe, and be recorded faster than it runs.
+// Where the system refuses, the memory comes from the heap.
 func mapWords(words int) ([]uint64, func()) {
 	b, err := unix.Mmap(-1, 0, words*8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
