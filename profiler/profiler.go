@@ -193,7 +193,7 @@ type Profiler struct {
 // Start returns. Counter and pinning failures are not errors: they are
 // recorded in the tree's Meta.
 func Start(opt Options) (*Profiler, error) {
-	p := &Profiler{opt: opt, nsPerTick: 1, sums: map[string]*sums{}}
+	p := &Profiler{opt: opt, nsPerTick: 1, sums: map[string]*sums{}, hookAt: math.MaxInt64}
 	if !opt.Adopt {
 		p.owner.Store(gid.G())
 	}
@@ -362,12 +362,7 @@ func (p *Profiler) Pause() {
 	if !p.mine() || p.pausedAt != 0 {
 		return
 	}
-	p.pausedAt = p.now()
-	if p.counting && p.depth > 0 {
-		if err := p.counters.Pause(); err != nil {
-			p.counterFailed(err)
-		}
-	}
+	p.pausedAt = p.stopClock()
 }
 
 // Resume starts the clock that Pause stopped; the interval that was open
@@ -381,16 +376,8 @@ func (p *Profiler) Resume() {
 
 // resumeAt ends the pause at stamp t.
 func (p *Profiler) resumeAt(t int64) {
-	d := max(t-p.pausedAt, 0)
+	p.pausedTicks += p.startClock(p.pausedAt, t)
 	p.pausedAt = 0
-	p.last += d
-	p.pausedTicks += d
-	if p.counting && p.depth > 0 {
-		p.paused += d
-		if err := p.counters.Resume(); err != nil {
-			p.counterFailed(err)
-		}
-	}
 }
 
 // Hold stops the recording's clock while a tool that runs beside the
@@ -403,12 +390,7 @@ func (p *Profiler) Hold() {
 	if !p.mine() || p.heldAt != 0 || p.pausedAt != 0 {
 		return
 	}
-	p.heldAt = p.now()
-	if p.counting && p.depth > 0 {
-		if err := p.counters.Pause(); err != nil {
-			p.counterFailed(err)
-		}
-	}
+	p.heldAt = p.stopClock()
 }
 
 // Release starts the clock that Hold stopped.
@@ -416,8 +398,28 @@ func (p *Profiler) Release() {
 	if !p.mine() || p.heldAt == 0 {
 		return
 	}
-	d := max(p.now()-p.heldAt, 0)
+	p.startClock(p.heldAt, p.now())
 	p.heldAt = 0
+}
+
+// stopClock stops the recording's clock for Pause and Hold, and the
+// counters of the top-level section under way with it, and returns the
+// stamp it stopped at.
+func (p *Profiler) stopClock() int64 {
+	t := p.now()
+	if p.counting && p.depth > 0 {
+		if err := p.counters.Pause(); err != nil {
+			p.counterFailed(err)
+		}
+	}
+	return t
+}
+
+// startClock starts at stamp t the clock stopped at stamp from: the
+// interval open then goes on from t, and the counters count again. It
+// returns the ticks the clock stood still.
+func (p *Profiler) startClock(from, t int64) int64 {
+	d := max(t-from, 0)
 	p.last += d
 	if p.counting && p.depth > 0 {
 		p.paused += d
@@ -425,6 +427,7 @@ func (p *Profiler) Release() {
 			p.counterFailed(err)
 		}
 	}
+	return d
 }
 
 // ErrForeign is returned by Stop when an event method was called from
@@ -444,7 +447,9 @@ func (p *Profiler) SecBegin(name string) {
 	}
 	p.depth++
 	if p.depth == 1 {
-		p.hookAt = p.topEnds + 1
+		if p.taskHook != nil {
+			p.hookAt = p.topEnds + 1
+		}
 		if p.counting {
 			p.beginCounters()
 		}
@@ -498,7 +503,7 @@ func (p *Profiler) TaskEnd() {
 		p.put(opTaskEnd, "", 0)
 		if p.depth == 1 {
 			p.topEnds++
-			if p.topEnds >= p.hookAt && p.taskHook != nil {
+			if p.topEnds >= p.hookAt {
 				p.hookAt = p.taskHook(p.topEnds)
 			}
 		}
@@ -513,7 +518,9 @@ func (p *Profiler) TaskEnd() {
 // time falls into the interval after the task, and what it does at
 // length it holds out of the recording (Hold). A count and a comparison
 // are all it costs the other task ends.
-func (p *Profiler) SetTaskHook(f func(ends int64) (next int64)) { p.taskHook = f }
+func (p *Profiler) SetTaskHook(f func(ends int64) (next int64)) {
+	p.taskHook, p.hookAt = f, math.MaxInt64
+}
 
 // TopTaskEnds returns how many tasks of top-level sections have ended so
 // far.
