@@ -133,8 +133,8 @@ func startFromEnv(getenv func(string) string) error {
 // parallelized, a group of spawned calls) named name.
 func SecBegin(name string) {
 	if p := rec.p.Load(); p != nil {
-		if rec.probe.Load() != nil {
-			probeSecBegin(p, name)
+		if pr := rec.probe.Load(); pr != nil {
+			pr.SecBegin(name, p) // before the recording sees it: see memprobe.Holder
 		}
 		p.SecBegin(name)
 	} else if raceBuild && raceOn {
@@ -147,8 +147,8 @@ func SecBegin(name string) {
 func SecEnd(nowait bool) {
 	if p := rec.p.Load(); p != nil {
 		p.SecEnd(nowait)
-		if rec.probe.Load() != nil {
-			probeSecEnd(p)
+		if pr := rec.probe.Load(); pr != nil {
+			pr.SecEnd(p)
 		}
 	} else if raceBuild && raceOn {
 		raceSecEnd(nowait)

@@ -28,7 +28,7 @@ const EnvProbe = "PROPHET_PROBE"
 // never failing it.
 func probeBeside(getenv func(string) string) *memprobe.Prober {
 	path := getenv(EnvProbe)
-	if path == "" {
+	if path == "" || getenv(EnvVar) == "" {
 		return nil
 	}
 	if _, err := atomicfile.Check(path); err != nil {
@@ -52,29 +52,11 @@ func installProbe(pr *memprobe.Prober, path string) {
 
 // besideRecording puts pr beside recording p; rec.mu is held. The
 // profiler passes it the task ends it asks for (Profiler.SetTaskHook),
-// so that annotate.TaskEnd stays one load and a branch; sections come
-// through probeSecBegin and probeSecEnd.
+// so that annotate.TaskEnd stays one load and a branch; SecBegin and
+// SecEnd pass it the sections.
 func besideRecording(p *profiler.Profiler, pr *memprobe.Prober) {
 	p.SetTaskHook(func(ends int64) int64 { return pr.TaskEnds(p, ends) })
 	rec.probe.Store(pr)
-}
-
-// probeSecBegin and probeSecEnd pass a section's begin and end to the
-// probe beside recording p, which holds p's clock while it works; they
-// are out of line so that the annotations stay small.
-//
-//go:noinline
-func probeSecBegin(p *profiler.Profiler, name string) {
-	if pr := rec.probe.Load(); pr != nil {
-		pr.SecBegin(name, p)
-	}
-}
-
-//go:noinline
-func probeSecEnd(p *profiler.Profiler) {
-	if pr := rec.probe.Load(); pr != nil {
-		pr.SecEnd(p)
-	}
 }
 
 // stopProbe ends the probe beside a recording started from the
