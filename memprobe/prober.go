@@ -273,21 +273,11 @@ func (p *Prober) measureRefs(c Config, d time.Duration) {
 	cpu, unpin, _ := affinity.Pin()
 	others := p.otherCPUs(cpu)
 	unpin()
-	// The bandits are set going from a goroutine of their own: set
-	// going from the program's, locked to its thread as a recording
-	// keeps it, one of two bandits was often left without a core for
-	// most of the reference.
-	var refs []RefSample
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		refs = []RefSample{{Streams: c.Bandits, Spin: c.Spin, Streamed: bandit.Total(p.gang.StreamFor(c.Bandits, c.Spin, others, d))}}
-		if c.Spin == 0 {
-			more := bandit.Total(p.gang.StreamFor(c.Bandits+1, 0, append(others[:c.Bandits:c.Bandits], cpu), d))
-			refs = append(refs, RefSample{Streams: c.Bandits + 1, Streamed: more})
-		}
-	}()
-	<-done
+	refs := []RefSample{{Streams: c.Bandits, Spin: c.Spin, Streamed: bandit.Total(p.gang.StreamFor(c.Bandits, c.Spin, others, d))}}
+	if c.Spin == 0 {
+		more := bandit.Total(p.gang.StreamFor(c.Bandits+1, 0, append(others[:c.Bandits:c.Bandits], cpu), d))
+		refs = append(refs, RefSample{Streams: c.Bandits + 1, Streamed: more})
+	}
 	for _, r := range refs {
 		if sh := r.Streamed.Share(); sh < MinBanditShare {
 			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*sh))
@@ -322,20 +312,20 @@ func (p *Prober) SecBegin(name string, h Holder) {
 	if p.depth != 1 || p.gang == nil {
 		return
 	}
-	defer p.hold(h)()
 	idx := p.seen[name]
 	p.seen[name] = idx + 1
 	c, timed := p.plan(name, idx)
-	if mp := runtime.GOMAXPROCS(0); mp < p.raw.Cores {
+	if timed && runtime.GOMAXPROCS(0) < p.raw.Cores {
 		// Bandits are goroutines: with fewer Ps than at Start, one
 		// would take the program's.
-		p.note(fmt.Sprintf("the program lowered GOMAXPROCS to %d: no runs beside bandits after that", mp))
+		p.note(fmt.Sprintf("the program lowered GOMAXPROCS to %d: no runs beside bandits after that", runtime.GOMAXPROCS(0)))
 		timed = false
 	}
 	p.measure = timed
 	if !timed {
 		return
 	}
+	defer p.hold(h)()
 	cpu, unpin, _ := affinity.Pin()
 	p.unpin = unpin
 	p.cur = RunSample{Name: name, Index: idx, Bandits: c.Bandits, Spin: c.Spin}

@@ -308,12 +308,22 @@ func (g *Gang) StartOn(n, spin int, cpus []int) { g.start(n, spin, cpus, 0, true
 func (g *Gang) StartUntil(n, spin int, cpus []int, d time.Duration) { g.start(n, spin, cpus, d, true) }
 
 // StreamFor sets the first n bandits streaming with spin rounds per
-// line, pinned as StartOn pins them, each for d and then no longer, and returns what they did: the
-// caller waits without needing a processor meanwhile, so the bandits may
-// take every one.
+// line, pinned as StartOn pins them, each for d and then no longer, and
+// returns what they did: the caller waits without needing a processor
+// meanwhile, so the bandits may take every one. They are set going and
+// collected from a goroutine of StreamFor's own: set going from a
+// goroutine locked to its thread (as a recording keeps the program's),
+// one of two bandits was often left without a core for most of d.
 func (g *Gang) StreamFor(n, spin int, cpus []int, d time.Duration) []Counts {
-	g.start(n, spin, cpus, d, false)
-	return g.collect()
+	var out []Counts
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g.start(n, spin, cpus, d, false)
+		out = g.collect()
+	}()
+	<-done
+	return out
 }
 
 // start sets the first n bandits streaming, each for at most d (0: until
