@@ -135,7 +135,9 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	probeNote := "Memory model: from the hardware counters recorded (no memory probe needed)."
 	under := "under the profiler"
 	if probing {
-		probeNote = demoProbe(t, raw)
+		if probeNote, err = demoProbe(t, raw); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
 		under += " with the memory probe beside it"
 	}
 	profile := filepath.Join(dir, name+".ppt")
@@ -194,11 +196,13 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 
 // demoProbe stores in t, recorded with a memory probe beside it, what
 // the probe measured (raw), takes the slowdown its bandits caused back
-// out of the recorded runs, as prophet run does, and returns one line
-// about it.
-func demoProbe(t *tree.Tree, raw memprobe.Raw) string {
-	runs, added := memprobe.Correct(t, raw)
-	t.Meta.Probe = memprobe.Analyze(raw)
+// out of the recorded runs, as prophet run does (storeProbe), and
+// returns one line about it.
+func demoProbe(t *tree.Tree, raw memprobe.Raw) (string, error) {
+	runs, added, err := storeProbe(t, raw, false)
+	if err != nil {
+		return "", fmt.Errorf("memory probe: %w", err)
+	}
 	n := len(t.Meta.Probe.Sections)
 	noun := "sections"
 	if n == 1 {
@@ -206,13 +210,13 @@ func demoProbe(t *tree.Tree, raw memprobe.Raw) string {
 	}
 	line := fmt.Sprintf("Memory probe (no hardware counters here): %d %s measured beside bandwidth bandits (their buffers made in %v first); it held the program for %v",
 		n, noun, roundDur(time.Duration(raw.SetupNs)), roundDur(time.Duration(raw.HeldNs)))
-	if d := time.Duration(added); runs > 0 && d >= time.Microsecond {
-		line += fmt.Sprintf(", and %v its bandits added to %d runs was taken back out", roundDur(d), runs)
+	if runs > 0 && added >= time.Microsecond {
+		line += fmt.Sprintf(", and %v its bandits added to %d runs was taken back out", roundDur(added), runs)
 	}
 	if n := t.Meta.Probe.Note; n != "" {
 		line += "; " + n
 	}
-	return line + "."
+	return line + ".", nil
 }
 
 // demoTruth measures kernel k's real parallel version against the

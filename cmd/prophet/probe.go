@@ -51,18 +51,10 @@ func applyProbe(e *env, t *tree.Tree, rawPath, profile string, pooled bool, wall
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return skipProbe(e, t, profile, fmt.Sprintf("unreadable measurements: %v", err))
 	}
-	probe := memprobe.Analyze(raw)
-	if err := tree.Validate(&tree.Tree{Root: t.Root, Meta: tree.Meta{Probe: probe}}); err != nil {
-		return skipProbe(e, t, profile, fmt.Sprintf("measurements out of range: %v", err))
+	runs, added, err := storeProbe(t, raw, pooled)
+	if err != nil {
+		return skipProbe(e, t, profile, err.Error())
 	}
-	var runs int
-	var added time.Duration
-	if !pooled {
-		var ns int64
-		runs, ns = memprobe.Correct(t, raw)
-		added = time.Duration(ns)
-	}
-	t.Meta.Probe = probe
 	if err := tree.WriteFile(profile, t); err != nil {
 		return fmt.Errorf("run: writing the probed profile: %w", err)
 	}
@@ -90,6 +82,26 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(100 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
+}
+
+// storeProbe stores in t, recorded beside the memory probe that measured
+// raw, what the probe measured, and, unless pooled (the recordings after
+// the probed one gave every interval its shortest time), takes the time
+// its bandits added back out of the recorded runs (memprobe.Correct). It
+// returns how many runs it corrected and the time it took out of them;
+// measurements out of range are an error and leave t as it was.
+func storeProbe(t *tree.Tree, raw memprobe.Raw, pooled bool) (runs int, added time.Duration, err error) {
+	probe := memprobe.Analyze(raw)
+	if err := tree.Validate(&tree.Tree{Root: tree.New().Root, Meta: tree.Meta{Probe: probe}}); err != nil {
+		return 0, 0, fmt.Errorf("measurements out of range: %w", err)
+	}
+	if !pooled {
+		var ns int64
+		runs, ns = memprobe.Correct(t, raw)
+		added = time.Duration(ns)
+	}
+	t.Meta.Probe = probe
+	return runs, added, nil
 }
 
 // skipProbe says why the profile has no memory probe, writes it without
