@@ -200,6 +200,13 @@ func (o Overheads) LockSpin() (spinNs, rampNs float64) {
 type Walk struct {
 	NodeNs float64 `json:"node_ns"`
 	CallNs float64 `json:"call_ns"`
+	// SpinNs is what a spin delay takes beyond its request (the clock
+	// reads that start and end it). The synthesizer spins that much
+	// less inside a replayed critical section, so that the lock is held
+	// as long as recorded: holds of tens of nanoseconds would otherwise
+	// come out twice as long. Zero in a profile saved before it was
+	// measured: the synthesizer then measures it.
+	SpinNs float64 `json:"spin_ns,omitempty"`
 }
 
 // Fit is a fitted curve y = A·f(x) + B where f is the identity ("linear"),

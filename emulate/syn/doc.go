@@ -28,26 +28,41 @@
 // as its most loaded worker's; that undercounts it when the workers ran
 // one after the other on one core, as a two-thread team's do in a short
 // section whose second worker starts late, which made LU's replay come
-// out slow. So each worker instead shortens
-// every U spin by the walk it has run up (an L spin is never shortened:
-// that would shorten the lock's hold), and only what no spin could
-// absorb (a leaf shorter than the walk before it, a task of locks only)
-// is subtracted afterwards, by the paper's rule: a team's residue is its
-// most loaded worker's, or the team's total divided by t when that is
-// larger (more goroutines than cores, as with spawn), and it goes to the
-// worker that entered the team. The
-// Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on a
-// virtual machine a core that has been idle for a while is slow to wake
-// for some milliseconds), warms up with one untimed replay, measures Options.Repeats times and reports the
-// chosen statistic (median by default) with the relative spread
+// out slow. So each worker keeps its drift, how far its replay is behind
+// the recorded lengths, and every U spin makes it up: it spins its
+// length less the drift and less the spin delay's own cost
+// (machine.Walk.SpinNs, the clock reads that start and end it), and a
+// leaf too short to spin at all puts the worker ahead by its length,
+// which the next spin makes up. A critical section's spin is shortened
+// by the spin's cost only, so that the lock is held as long as
+// recorded. What no spin could absorb (a task of locks only, the end of
+// a section) is subtracted afterwards by the paper's rule: a team's
+// residue is its most loaded worker's, or the team's total divided by t
+// when that is larger (more goroutines than cores, as with spawn), and
+// it goes to the worker that entered the team.
+//
+// The walking cost per node is measured on each section itself before
+// its replays (unless Options.FixedWalk): its first tasks, up to 5 ms of
+// work, replayed at one thread with the spins shortened by their cost,
+// give the time per node beyond their work. A cost measured once on
+// another tree's shape fits fine-grained sections badly: how far a spin
+// overshoots depends on its length against the clock's step, and a
+// section of many distinct tasks reaches the plan's memory more often
+// than a run of identical ones.
+//
+// The Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on
+// a virtual machine a core that has been idle for a while is slow to
+// wake for some milliseconds), warms up with one untimed replay,
+// measures Options.Repeats times and reports the chosen statistic (median by default) with the relative spread
 // IQR/median. Through emulate.Predict (Emulator.Sections) the replays of
 // a program's sections go in rounds, every section once per round in
 // program order, so that a burst of other load on the machine slows one
 // replay of many sections (which the statistic discards) rather than
 // every replay of one section (which it cannot).
 //
-// It also records the busy time (time inside spin delays, summed over all
-// goroutines) of each replay: emulate.Section.BusyNs is that busy time
+// It also records the busy time (the recorded lengths of the leaves and
+// critical sections replayed, summed over all goroutines) of each
+// replay: emulate.Section.BusyNs is that busy time
 // and IdleNs = t·T_P − BusyNs, the idle time I_P of the factored-speedup
 // analysis (work-inflation paper, section 2), which counts waiting at
 // barriers, for locks, for work and the constructs' own costs.

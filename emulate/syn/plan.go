@@ -64,11 +64,14 @@ type secPlan struct {
 
 // task returns the task at loop index i (0 ≤ i < n).
 func (sp *secPlan) task(i int) *taskPlan {
+	return sp.runs[sp.runAt(i)].task
+}
+
+// runAt returns the index of the run that holds loop index i (0 ≤ i <
+// n): the last run with start ≤ i.
+func (sp *secPlan) runAt(i int) int {
 	runs := sp.runs
-	if len(runs) == 1 {
-		return runs[0].task
-	}
-	lo, hi := 0, len(runs)-1 // the last run with start ≤ i
+	lo, hi := 0, len(runs)-1
 	for lo < hi {
 		mid := int(uint(lo+hi+1) >> 1)
 		if runs[mid].start <= i {
@@ -77,7 +80,71 @@ func (sp *secPlan) task(i int) *taskPlan {
 			hi = mid - 1
 		}
 	}
-	return runs[lo].task
+	return lo
+}
+
+// taskNext returns the task at loop index i, starting from the run
+// *cur that the caller's previous index was in, and leaves *cur at the
+// run of i. A worker's indices only grow under every worksharing
+// schedule, so it mostly stays in its run or steps to the next one,
+// where a search of all the runs for every task (with many runs, tens of
+// nanoseconds and a few cache misses) would add to the replay a cost per
+// task that the walking cost measured on one run does not have.
+func (sp *secPlan) taskNext(i int, cur *int) *taskPlan {
+	runs := sp.runs
+	k := *cur
+	if k >= len(runs) || runs[k].start > i {
+		k = sp.runAt(i)
+	} else {
+		for steps := 0; k+1 < len(runs) && runs[k+1].start <= i; steps++ {
+			if steps == 4 { // a jump, as to a static:C worker's next chunk
+				k = sp.runAt(i)
+				break
+			}
+			k++
+		}
+	}
+	*cur = k
+	return runs[k].task
+}
+
+// prefix returns the plan of the section's first tasks, as many as
+// make up maxWork of work (at least one), with the section's own serial
+// code before and after them; the whole plan where it is that short.
+func (sp *secPlan) prefix(maxWork int64) *secPlan {
+	if sp.work <= maxWork || sp.n == 0 {
+		return sp
+	}
+	p := &secPlan{pre: sp.pre, post: sp.post, setup: sp.setup}
+	p.work = sp.setup
+	for _, ns := range sp.pre {
+		p.work += ns
+	}
+	for _, ns := range sp.post {
+		p.work += ns
+	}
+	for k, run := range sp.runs {
+		end := sp.n
+		if k+1 < len(sp.runs) {
+			end = sp.runs[k+1].start
+		}
+		w := max(taskWork(run.task), 1)
+		take := int64(end - run.start)
+		if left := maxWork - p.work; take*w > left {
+			take = max(left/w, 0)
+		}
+		if take == 0 && p.n > 0 {
+			break
+		}
+		take = max(take, 1)
+		p.runs = append(p.runs, taskRun{start: p.n, task: run.task})
+		p.n += int(take)
+		p.work += take * taskWork(run.task)
+		if p.work >= maxWork {
+			break
+		}
+	}
+	return p
 }
 
 // compiler builds plans, sharing the plan of a subtree that is shared in

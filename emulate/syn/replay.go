@@ -13,35 +13,53 @@ import (
 // write only their own acct; the padding keeps two workers' accts off the
 // same cache line.
 type acct struct {
-	// walk is the tree-walking cost, in ns, that this worker has run up
-	// (node visits and nested calls, its own and, for each nested team
-	// it entered, that team's residue) and no spin delay has absorbed
-	// yet: see u.
+	// walk is this worker's drift, in ns: the tree-walking cost it has
+	// run up (node visits and nested calls, its own and, for each nested
+	// team it entered, that team's residue) that no spin delay has
+	// absorbed yet, less the leaves and holds too short to spin (see u);
+	// negative where the worker is ahead of the recorded lengths.
 	walk float64
 	// busy is the work replayed, in ns, by this worker and every
-	// goroutine of the nested teams it entered: the time spent in spin
-	// delays plus the walking cost they absorbed.
+	// goroutine of the nested teams it entered: the recorded lengths of
+	// the leaves and critical sections it replayed.
 	busy int64
 	// strandDone and setupDone are set once the worker has run its
 	// section's own per-worker setup and its tasks' (tree.Node.Setup).
 	strandDone, setupDone bool
-	_                     [46]byte
+	// run is the run of the worker's last task in its team's section
+	// (secPlan.taskNext).
+	run int
+	_   [32]byte
 }
 
-// u replays a U leaf of ns nanoseconds whose visit costs nodeNs of
-// walking: it adds nodeNs to the worker's unabsorbed walk and spins for
-// ns less as much of that walk as ns can absorb. The replay's wall time
-// then carries each leaf's length and not the walk wherever the worker
-// ran. Subtracting the walk afterwards, from the most loaded worker as
-// the paper does, undercounts it when a team's workers ran one after the
-// other on one core (as two-thread teams of short sections do when the
-// second worker starts late), and the prediction comes out slow by the
-// walk of the workers that ran first.
-func (a *acct) u(ns int64, nodeNs float64) {
-	a.walk += nodeNs
-	d := min(int64(a.walk), ns)
-	a.walk -= float64(d)
-	a.busy += spin.For(ns-d) + d
+// u replays a U leaf of ns nanoseconds. The worker's walk is its
+// drift: how far its replay has fallen behind the recorded lengths
+// (negative: ahead). Visiting the leaf adds w.NodeNs to it; the leaf
+// then spins for ns less the drift and less the spin's own cost
+// (w.SpinNs), so that the worker is back on time after it, wherever it
+// ran. A leaf too short for that (a spin costs SpinNs even for a
+// nanosecond's request) is not spun, and the worker is ns further
+// ahead, which the next spin makes up.
+//
+// Subtracting the walk afterwards instead, from the most loaded worker
+// as the paper does, undercounts it when a team's workers ran one after
+// the other on one core (as two-thread teams of short sections do when
+// the second worker starts late), and the prediction comes out slow by
+// the walk of the workers that ran first. Spinning every leaf for its
+// length less the walk but not less the spin's cost held each fine leaf
+// some 40 ns too long, and skipping a leaf shorter than the walk made
+// its spin's cost vanish with it: a section of tasks of 80 ns replayed
+// at one thread at 0.82 of its recorded time, one whose tasks also took
+// a lock for 16 ns at a quarter of it.
+func (a *acct) u(ns int64, w *machine.Walk) {
+	a.walk += w.NodeNs
+	a.busy += ns
+	if x := float64(ns) - a.walk - w.SpinNs; x >= 1 {
+		spin.For(int64(x))
+		a.walk = 0
+	} else {
+		a.walk -= float64(ns)
+	}
 }
 
 // replayer replays plans with one schedule, thread count and walk cost.
@@ -55,14 +73,14 @@ type replayer struct {
 // worker 0 of the section's team, accounting into a.
 func (r *replayer) sec(sp *secPlan, a *acct) {
 	for _, ns := range sp.pre {
-		a.u(ns, r.walk.NodeNs)
+		a.u(ns, &r.walk)
 	}
 	if sp.n > 0 {
 		if r.sched.PerTask() {
 			// No workers: the section's own setup runs once, as
 			// recorded.
 			if sp.setup > 0 {
-				a.u(sp.setup, r.walk.NodeNs)
+				a.u(sp.setup, &r.walk)
 			}
 			r.spawnTeam(sp, a)
 		} else {
@@ -70,7 +88,7 @@ func (r *replayer) sec(sp *secPlan, a *acct) {
 		}
 	}
 	for _, ns := range sp.post {
-		a.u(ns, r.walk.NodeNs)
+		a.u(ns, &r.walk)
 	}
 }
 
@@ -82,11 +100,12 @@ func (r *replayer) team(sp *secPlan, a *acct) {
 	accts := make([]acct, min(r.threads, sp.n))
 	accts[0].walk, a.walk = a.walk, 0
 	par.ForWorker(sp.n, r.threads, r.sched, func(w, i int) {
-		if a := &accts[w]; sp.setup > 0 && !a.strandDone {
+		a := &accts[w]
+		if sp.setup > 0 && !a.strandDone {
 			a.strandDone = true
-			a.u(sp.setup, r.walk.NodeNs)
+			a.u(sp.setup, &r.walk)
 		}
-		r.task(sp.task(i), &accts[w])
+		r.task(sp.taskNext(i, &a.run), a)
 	})
 	var sum, most float64
 	for i := range accts {
@@ -94,7 +113,19 @@ func (r *replayer) team(sp *secPlan, a *acct) {
 		most = max(most, accts[i].walk)
 		a.busy += accts[i].busy
 	}
-	a.walk += max(most, sum/float64(r.threads))
+	a.walk += residue(sum, most, r.threads)
+}
+
+// residue is what a team of threads cores leaves of its members' drifts
+// (acct.walk), sum in all and most the largest positive one (0 if none):
+// the most loaded member's, or the total over the cores when larger (more
+// goroutines than cores, as with spawn). Where no member fell behind, the
+// members ran ahead by their total over the cores.
+func residue(sum, most float64, threads int) float64 {
+	if most > 0 {
+		return max(most, sum/float64(threads))
+	}
+	return sum / float64(threads)
 }
 
 // spawnTeam replays the section's tasks one goroutine each.
@@ -109,7 +140,7 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 		maxFloat(&most, mine.walk)
 	})
 	a.busy += busy.Load()
-	a.walk += max(math.Float64frombits(most.Load()), math.Float64frombits(sum.Load())/float64(r.threads))
+	a.walk += residue(math.Float64frombits(sum.Load()), math.Float64frombits(most.Load()), r.threads)
 }
 
 // task replays one task instance, accounting into a.
@@ -125,18 +156,28 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 		it := &tp.items[k]
 		switch it.kind {
 		case itemU:
-			a.u(it.ns, r.walk.NodeNs)
+			a.u(it.ns, &r.walk)
 		case itemSetup:
 			if pays {
-				a.u(it.ns, r.walk.NodeNs)
+				a.u(it.ns, &r.walk)
 			}
 		case itemL:
+			// The hold spins SpinNs less than recorded, the spin's
+			// own cost making up the rest; a hold too short to spin
+			// at all puts the worker ahead by its length.
+			hold := it.ns - int64(r.walk.SpinNs)
+			a.busy += it.ns * it.reps
 			for range it.reps {
 				a.walk += r.walk.NodeNs
 				it.lk.mu.Lock()
-				a.busy += spin.For(it.ns)
+				if hold >= 1 {
+					spin.For(hold)
+				}
 				it.lk.data++
 				it.lk.mu.Unlock()
+				if hold < 1 {
+					a.walk -= float64(it.ns)
+				}
 			}
 		case itemSec:
 			for range it.reps {

@@ -84,6 +84,11 @@ type Options struct {
 	// runtime.NumCPU(); a larger value is allowed (for experiments) but
 	// the replay then shares cores and predicts nothing real.
 	MaxThreads int
+	// FixedWalk replays every section with the walking costs of
+	// emulate.Options.Walk (or MeasureWalk's) instead of measuring each
+	// section's own on its first tasks before replaying it: for tests
+	// that need the walk accounted to be known in advance.
+	FixedWalk bool
 }
 
 // Emulator is the synthesizer. It implements emulate.SectionEmulator and
@@ -93,6 +98,10 @@ type Emulator struct {
 	opt Options
 
 	mu sync.Mutex // held while a section is replayed
+	// nodeNs holds each section's own walking cost per node
+	// (sectionWalk), measured the first time the section is replayed;
+	// guarded by mu.
+	nodeNs map[*tree.Node]float64
 
 	walkOnce sync.Once
 	walk     machine.Walk
@@ -107,7 +116,7 @@ func New(opt Options) *Emulator {
 	if opt.MaxThreads < 1 {
 		opt.MaxThreads = runtime.NumCPU()
 	}
-	return &Emulator{opt: opt}
+	return &Emulator{opt: opt, nodeNs: map[*tree.Node]float64{}}
 }
 
 // Name returns "syn".
@@ -120,14 +129,21 @@ func (e *Emulator) Measures() bool { return true }
 // MaxThreads returns the largest thread count the emulator predicts.
 func (e *Emulator) MaxThreads() int { return e.opt.MaxThreads }
 
-// walkCost returns the walking costs to subtract: opt.Walk when set,
-// otherwise ones measured on this machine the first time they are needed.
+// walkCost returns the walking costs: opt.Walk when set, otherwise ones
+// measured on this machine the first time they are needed. A Walk from a
+// profile saved before SpinNs was measured takes it from this machine's
+// measurement.
 func (e *Emulator) walkCost(opt emulate.Options) machine.Walk {
-	if opt.Walk != (machine.Walk{}) {
-		return opt.Walk
+	w := opt.Walk
+	if w.SpinNs != 0 {
+		return w
 	}
 	e.walkOnce.Do(func() { e.walk = MeasureWalk() })
-	return e.walk
+	if w == (machine.Walk{}) {
+		return e.walk
+	}
+	w.SpinNs = e.walk.SpinNs
+	return w
 }
 
 // Section replays one run of the top-level section sec at threads threads
@@ -188,7 +204,7 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 		plans[i] = plan
 	}
 	walk := e.walkCost(opt)
-	ms := e.measure(plans, threads, sched, walk)
+	ms := e.measure(secs, plans, threads, sched, walk)
 	out := make([]emulate.Section, len(secs))
 	for i, sec := range secs {
 		m := ms[i]
@@ -225,20 +241,33 @@ type measurement struct {
 // e.opt.Repeats rounds of timed replays of each plan in turn (see
 // Sections); a plan whose timed replays have taken e.opt.Budget sits out
 // the remaining rounds.
-func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
+func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	prev := runtime.GOMAXPROCS(threads)
 	defer runtime.GOMAXPROCS(prev)
 
-	// Wake the cores up (see spin.WarmNs), then replay every plan once
-	// untimed.
+	// Measure each section's own walking cost (sectionWalk) the first
+	// time it is replayed, wake the cores up (see spin.WarmNs), then
+	// replay every plan once untimed.
+	rs := make([]*replayer, len(plans))
+	for i, plan := range plans {
+		w := walk
+		if !e.opt.FixedWalk {
+			c, ok := e.nodeNs[secs[i]]
+			if !ok {
+				c = sectionWalk(plan, walk.SpinNs)
+				e.nodeNs[secs[i]] = c
+			}
+			w.NodeNs, w.CallNs = c, c
+		}
+		rs[i] = &replayer{sched: sched, threads: threads, walk: w}
+	}
 	spin.Team(threads, spin.WarmNs)
-	r := &replayer{sched: sched, threads: threads, walk: walk}
-	for _, plan := range plans {
+	for i, plan := range plans {
 		var warm acct
 		spin.For(plan.gap)
-		r.sec(plan, &warm)
+		rs[i].sec(plan, &warm)
 	}
 
 	nets := make([][]float64, len(plans))
@@ -252,7 +281,7 @@ func (e *Emulator) measure(plans []*secPlan, threads int, sched par.Schedule, wa
 			var a acct
 			spin.For(plan.gap)
 			start := clock.Now()
-			r.sec(plan, &a)
+			rs[i].sec(plan, &a)
 			wall := clock.Now() - start
 			nets[i] = append(nets[i], float64(wall)-a.walk)
 			busys[i] = append(busys[i], float64(a.busy))

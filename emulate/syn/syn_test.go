@@ -16,7 +16,7 @@ import (
 )
 
 // fixedWalk keeps unit tests from measuring walk costs.
-var fixedWalk = emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1}}
+var fixedWalk = emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 1}}
 
 var allSchedules = []par.Schedule{
 	{Policy: par.Static},
@@ -180,25 +180,37 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 }
 
 // TestSpinsAbsorbWalk checks that U spins absorb the walk run up before
-// them, L spins never do, and what is left is the difference, at one
-// thread for every schedule.
+// them and their own cost (SpinNs), that a leaf or a hold too short to
+// spin puts the worker ahead by its length, which the next spin makes
+// up, and that what is left is the difference, at one thread for every
+// schedule.
 func TestSpinsAbsorbWalk(t *testing.T) {
 	tests := []struct {
-		name     string
-		sec      *tree.Node
-		nodeNs   float64
-		residual float64
-		busy     int64 // at least this much
+		name           string
+		sec            *tree.Node
+		nodeNs, spinNs float64
+		residual       float64
+		spawn          float64 // the residual where every task is a goroutine of its own, if not residual
 	}{
 		// Each task: visit 3 + U 3 = 6 ns of walk, 10 ns of U: all absorbed.
-		{"long leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 3, 0, 40},
-		// 6 ns of walk per task, 1 ns absorbed: 4·6 − 4 left, busy 4.
-		{"short leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(1)))), 3, 20, 4},
+		{"long leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(10)))), 3, 0, 0, 0},
+		// 6 ns of walk per task, 1 ns of leaf not spun: 4·6 − 4 left.
+		{"short leaves", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(1)))), 3, 0, 20, 0},
 		// Locks only: nothing absorbs 2 tasks × (visit + L) = 4 ns.
-		{"locks only", tree.Sec("s", tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 4, 10},
+		{"locks only", tree.Sec("s", tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 0, 4, 0},
 		// Serial code before the loop absorbs its own visit; the walk of
 		// the locks is left.
-		{"pre and locks", tree.Sec("s", tree.U(50), tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 4, 60},
+		{"pre and locks", tree.Sec("s", tree.U(50), tree.Run(2, tree.Task("t", tree.L(1, 5)))), 1, 0, 4, 0},
+		// 100 ns leaves spin 100 − 6 − 40 ns: on time after each.
+		{"spin cost", tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(100)))), 3, 40, 0, 0},
+		// 30 ns leaves cannot spin (30 − 40 < 1): the first is skipped
+		// (30 ns ahead), the second spins 30 + 30 − 40, the third is
+		// skipped again. Spawned, each task is skipped, on one core.
+		{"leaves shorter than a spin", tree.Sec("s", tree.Run(3, tree.Task("t", tree.U(30)))), 0, 40, -30, -90},
+		// Two holds of 30 ns cannot spin: 60 ns ahead after the loop,
+		// made up by the serial code after it.
+		{"holds shorter than a spin", tree.Sec("s", tree.Run(2, tree.Task("t", tree.L(1, 30))), tree.U(200)), 0, 40, 0, 0},
+		{"holds shorter than a spin, nothing after", tree.Sec("s", tree.Run(2, tree.Task("t", tree.L(1, 30)))), 0, 40, -60, 0},
 	}
 	for _, tc := range tests {
 		sp, err := compile(tc.sec, 1)
@@ -207,13 +219,40 @@ func TestSpinsAbsorbWalk(t *testing.T) {
 		}
 		for _, s := range allSchedules {
 			var a acct
-			(&replayer{sched: s, threads: 1, walk: machine.Walk{NodeNs: tc.nodeNs}}).sec(sp, &a)
-			if a.walk != tc.residual {
-				t.Errorf("%s, %v: walk left %v, want %v", tc.name, s, a.walk, tc.residual)
+			(&replayer{sched: s, threads: 1, walk: machine.Walk{NodeNs: tc.nodeNs, SpinNs: tc.spinNs}}).sec(sp, &a)
+			want := tc.residual
+			if s.PerTask() && tc.spawn != 0 {
+				want = tc.spawn
 			}
-			if a.busy < tc.busy || a.busy < sp.work {
-				t.Errorf("%s, %v: busy %d, want at least %d and the work %d", tc.name, s, a.busy, tc.busy, sp.work)
+			if a.walk != want {
+				t.Errorf("%s, %v: walk left %v, want %v", tc.name, s, a.walk, want)
 			}
+			if a.busy != sp.work {
+				t.Errorf("%s, %v: busy %d, want the work %d", tc.name, s, a.busy, sp.work)
+			}
+		}
+	}
+}
+
+// TestResidue checks what a team leaves of its members' drifts.
+func TestResidue(t *testing.T) {
+	tests := []struct {
+		sum, most float64
+		threads   int
+		want      float64
+	}{
+		{sum: 6, most: 4, threads: 2, want: 4},      // the most loaded member
+		{sum: 40, most: 4, threads: 2, want: 20},    // more members than cores
+		{sum: 2, most: 4, threads: 2, want: 4},      // one ahead, one behind
+		{sum: -60, most: 0, threads: 2, want: -30},  // all ahead
+		{sum: -90, most: 0, threads: 1, want: -90},  // all ahead, one core
+		{sum: 0, most: 0, threads: 4, want: 0},      // on time
+		{sum: -10, most: 5, threads: 2, want: 5},    // one behind counts
+		{sum: 100, most: 0.5, threads: 4, want: 25}, // spawn's total
+	}
+	for _, tc := range tests {
+		if got := residue(tc.sum, tc.most, tc.threads); got != tc.want {
+			t.Errorf("residue(%v, %v, %d) = %v, want %v", tc.sum, tc.most, tc.threads, got, tc.want)
 		}
 	}
 }
@@ -275,11 +314,12 @@ func TestSectionResult(t *testing.T) {
 
 func TestBudgetStopsEarly(t *testing.T) {
 	e := New(Options{Repeats: 50, Budget: time.Nanosecond, MaxThreads: 1})
-	plan, err := compile(nestedTree(), 1)
+	sec := nestedTree()
+	plan, err := compile(sec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := e.measure([]*secPlan{plan}, 1, par.Schedule{Policy: par.Static}, machine.Walk{})[0]
+	m := e.measure([]*tree.Node{sec}, []*secPlan{plan}, 1, par.Schedule{Policy: par.Static}, machine.Walk{})[0]
 	if len(m.samples) != 1 {
 		t.Errorf("%d timed replays with a 1 ns budget, want 1", len(m.samples))
 	}
@@ -386,6 +426,80 @@ func TestReplaySetup(t *testing.T) {
 		r.sec(plan, &a)
 		if b := float64(a.busy); b < tc.min*0.99 || b > tc.max*1.05 {
 			t.Errorf("%d threads: busy %.0f µs, want %.0f to %.0f", tc.threads, b/1e3, tc.min/1e3, tc.max/1e3)
+		}
+	}
+}
+
+// runsTree is a section of 40 tasks in runs of 1 to 7 identical ones.
+func runsTree() *tree.Node {
+	var kids []*tree.Node
+	for k, size := range []int64{3, 1, 7, 2, 1, 1, 5, 4, 6, 3, 7} {
+		kids = append(kids, tree.Run(size, tree.Task("t", tree.U(int64(10+k)))))
+	}
+	return tree.Sec("s", kids...)
+}
+
+// TestTaskNext checks the cursor lookup against the search of all runs
+// for the orders a worker meets indices in: one by one, in chunks with
+// gaps (static:C, dynamic:C), in jumps, and from a cursor left past i.
+func TestTaskNext(t *testing.T) {
+	sp, err := compile(runsTree(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orders := map[string][]int{"every": nil, "chunks": nil, "jumps": {0, 39, 5, 6, 30, 2, 38}}
+	for i := range sp.n {
+		orders["every"] = append(orders["every"], i)
+		if (i/3)%4 == 1 {
+			orders["chunks"] = append(orders["chunks"], i)
+		}
+	}
+	for name, order := range orders {
+		cur := 0
+		for _, i := range order {
+			if got, want := sp.taskNext(i, &cur), sp.task(i); got != want {
+				t.Errorf("%s: task %d: cursor gave run %d's task, want run %d's", name, i, cur, sp.runAt(i))
+			}
+			if sp.runs[cur].start > i || (cur+1 < len(sp.runs) && sp.runs[cur+1].start <= i) {
+				t.Errorf("%s: task %d: cursor left at run %d (start %d)", name, i, cur, sp.runs[cur].start)
+			}
+		}
+	}
+}
+
+// TestPrefix checks the plan of a section's first tasks: as many as fit
+// the work asked for (at least one), the section's serial code kept, and
+// the whole plan where it fits.
+func TestPrefix(t *testing.T) {
+	sec := tree.Sec("s", tree.U(5), tree.Run(4, tree.Task("a", tree.U(10))), tree.Run(3, tree.Task("b", tree.U(20))), tree.U(7))
+	sp, err := compile(sec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.work != 5+40+60+7 {
+		t.Fatalf("work %d", sp.work)
+	}
+	tests := []struct {
+		maxWork   int64
+		n         int
+		work      int64
+		runsKept  int
+		wholePlan bool
+	}{
+		{maxWork: 1000, n: 7, work: 112, runsKept: 2, wholePlan: true},
+		{maxWork: 112, n: 7, work: 112, runsKept: 2, wholePlan: true},
+		{maxWork: 42, n: 3, work: 12 + 30, runsKept: 1},       // 3 of a's tasks
+		{maxWork: 75, n: 5, work: 12 + 40 + 20, runsKept: 2},  // all of a's, one of b's
+		{maxWork: 1, n: 1, work: 12 + 10, runsKept: 1},        // at least one task
+		{maxWork: 100, n: 6, work: 12 + 40 + 40, runsKept: 2}, // two of b's
+	}
+	for _, tc := range tests {
+		p := sp.prefix(tc.maxWork)
+		if (p == sp) != tc.wholePlan || p.n != tc.n || p.work != tc.work || len(p.runs) != tc.runsKept {
+			t.Errorf("prefix(%d): n %d, work %d, %d runs, whole plan %v; want %d, %d, %d, %v", tc.maxWork, p.n, p.work, len(p.runs), p == sp, tc.n, tc.work, tc.runsKept, tc.wholePlan)
+		}
+		if len(p.pre) != 1 || len(p.post) != 1 {
+			t.Errorf("prefix(%d): serial code %v before, %v after", tc.maxWork, p.pre, p.post)
 		}
 	}
 }

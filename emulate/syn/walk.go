@@ -1,8 +1,11 @@
 package syn
 
 import (
+	"math/rand/v2"
+
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -16,14 +19,18 @@ const (
 )
 
 // MeasureWalk measures the synthesizer's tree-walking costs on this
-// machine (the paper's OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL):
-// it replays, at one thread, a section of tasks of three short U leaves
-// and a section whose every task enters a nested section, and attributes
-// the time beyond the leaves' lengths to the nodes visited and the nested
-// calls made. NodeNs therefore includes the spin delay's own entry and
-// exit cost, which a real computation does not have. Each tree is
+// machine (the paper's OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL)
+// and a spin delay's own cost (SpinNs, measureSpin): it replays, at one
+// thread, a section of tasks of three short U leaves and a section whose
+// every task enters a nested section, and attributes the time beyond the
+// leaves' lengths to the nodes visited and the nested calls made, the
+// spin delays being shortened by their own cost first. Each tree is
 // replayed several times and the median replay is used. It takes about
 // a quarter of a second.
+//
+// These are the costs of a tree of that shape. The Emulator measures
+// each section's own on the section itself (sectionWalk) unless told
+// to use fixed ones (Options.FixedWalk).
 func MeasureWalk() machine.Walk {
 	flat := tree.Sec("walk-flat",
 		tree.Run(walkTasks, tree.Task("t", tree.U(walkLeafNs), tree.U(walkLeafNs), tree.U(walkLeafNs))))
@@ -40,11 +47,14 @@ func MeasureWalk() machine.Walk {
 	// Replay the two trees alternately so that a disturbance of the
 	// machine hits both alike; use each one's median replay, the same
 	// statistic the Emulator uses by default (the fastest replay would
-	// under-estimate the cost a typical replay pays).
+	// under-estimate the cost a typical replay pays). The spins are
+	// shortened by their own cost, as in every replay, so what is left
+	// beyond the work is the walk.
+	spinNs := measureSpin()
 	fTimes := make([]float64, 0, walkRepeats)
 	nTimes := make([]float64, 0, walkRepeats)
 	for k := range walkRepeats + 1 {
-		f, n := timeReplay(fp), timeReplay(np)
+		f, n := timeReplay(fp, spinNs), timeReplay(np, spinNs)
 		if k > 0 { // the first round warms up
 			fTimes, nTimes = append(fTimes, f), append(nTimes, n)
 		}
@@ -54,14 +64,86 @@ func MeasureWalk() machine.Walk {
 	nNodes, nCalls := counts(np)
 	nodeNs := (fBest - float64(fp.work)) / fNodes
 	callNs := (nBest - float64(np.work) - nNodes*nodeNs) / nCalls
-	return machine.Walk{NodeNs: max(nodeNs, 0), CallNs: max(callNs, 0)}
+	return machine.Walk{NodeNs: max(nodeNs, 0), CallNs: max(callNs, 0), SpinNs: spinNs}
 }
 
-// timeReplay replays plan once at one thread and returns its wall time.
-func timeReplay(plan *secPlan) float64 {
-	r := &replayer{sched: par.Schedule{Policy: par.Static}, threads: 1}
+// Spin measurement parameters: rounds (the median counts, after one that
+// warms up), spin delays per round, and the longest request timed.
+const (
+	spinRounds  = 5
+	spinSamples = 4000
+	spinMaxNs   = 200
+)
+
+// measureSpin returns the wall time of a spin delay beyond its request,
+// the mean over requests of 1 to spinMaxNs nanoseconds (the critical
+// sections whose length the spin's fixed cost distorts most), less the
+// clock read that times it: the median of spinRounds rounds.
+func measureSpin() float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rounds := make([]float64, 0, spinRounds)
+	for k := range spinRounds + 1 {
+		var over, reads float64
+		for range spinSamples {
+			x := 1 + rng.Int64N(spinMaxNs)
+			a := clock.Now()
+			b := clock.Now()
+			spin.For(x)
+			c := clock.Now()
+			reads += float64(b - a)
+			over += float64(c-b) - float64(x)
+		}
+		if k > 0 {
+			rounds = append(rounds, (over-reads)/spinSamples)
+		}
+	}
+	return max(robust.Median(rounds), 0)
+}
+
+// Per-section walk measurement: the work of a section's first tasks
+// replayed (sectionWalkNs) and how many times (the median counts, after
+// one that warms up).
+const (
+	sectionWalkNs      = 5_000_000
+	sectionWalkRepeats = 3
+)
+
+// sectionWalk measures the walking cost of sp's own nodes: it replays
+// the section's first tasks (up to sectionWalkNs of work) at one thread,
+// with the spins shortened by spinNs as in every replay, and returns the
+// time beyond their work per node visited and nested call made (the
+// Emulator's NodeNs and CallNs for the section), the median of
+// sectionWalkRepeats replays. It may be negative (down to −spinNs), where
+// the section's spins overshoot less than spinNs on average.
+//
+// A fixed cost per node, measured on one tree shape (MeasureWalk), does
+// not fit every section: a spin delay overshoots its request by an
+// amount that depends on the request's length against the clock's step,
+// and many distinct tasks reach the plan's memory more often than a run
+// of identical ones.
+func sectionWalk(sp *secPlan, spinNs float64) float64 {
+	p := sp.prefix(sectionWalkNs)
+	nodes, calls := counts(p)
+	if nodes+calls == 0 {
+		return 0
+	}
+	times := make([]float64, 0, sectionWalkRepeats)
+	for k := range sectionWalkRepeats + 1 {
+		d := timeReplay(p, spinNs)
+		if k > 0 {
+			times = append(times, d)
+		}
+	}
+	return max((robust.Median(times)-float64(p.work))/(nodes+calls), -spinNs)
+}
+
+// timeReplay replays plan once at one thread, with spin delays
+// shortened by spinNs and no walk accounted, and returns its wall time
+// less the drift it ended with (acct.u): the work and the walk.
+func timeReplay(plan *secPlan, spinNs float64) float64 {
+	r := &replayer{sched: par.Schedule{Policy: par.Static}, threads: 1, walk: machine.Walk{SpinNs: spinNs}}
 	var a acct
 	start := clock.Now()
 	r.sec(plan, &a)
-	return float64(clock.Now() - start)
+	return float64(clock.Now()-start) - a.walk
 }
