@@ -98,7 +98,9 @@ const (
 //     long a holder keeps the lock after a waiter in the same team asks
 //     for it (0 to 8 µs): whether the waiter was still awake when the
 //     Unlock came (it holds the lock within 10 µs) or had parked
-//     (FitSpinWindow);
+//     (FitSpinWindow); LockCheckNs: from the same sweep, the time
+//     between two checks of the lock by the spinning waiter
+//     (FitSpinCheck);
 //   - WakeP50Ns, WakeP90Ns: the median and 90th percentile of the
 //     wake-up latency of an idle core (the time from a go statement to
 //     the new goroutine starting there, when it is queued behind
@@ -156,7 +158,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 		}},
 		{"lock switch", func(ctx context.Context) (err error) { ov.LockSwitchNs, err = measureLockSwitch(ctx); return }},
 		{"lock spin window", func(ctx context.Context) (err error) {
-			ov.LockSpinNs, ov.LockSpinRampNs, err = measureSpin(ctx)
+			ov.LockSpinNs, ov.LockSpinRampNs, ov.LockCheckNs, err = measureSpin(ctx)
 			return
 		}},
 		{"wake-up latency", func(ctx context.Context) (err error) {

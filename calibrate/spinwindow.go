@@ -9,6 +9,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 )
 
@@ -27,12 +28,15 @@ const (
 )
 
 // SpinLevel is one hold time of the spin-window sweep: the median wait (ns
-// from the waiter's Lock call to the holder's Unlock) and the share of
+// from the waiter's Lock call to the holder's Unlock), the share of
 // waiters that had parked by then (woken more than 10 µs after the
-// Unlock).
+// Unlock), and the median time from the waiter's Lock call to its
+// holding the lock (GotNs: for a waiter that did not park, the time of
+// the check at which it saw the lock free).
 type SpinLevel struct {
 	WaitNs float64
 	Parked float64
+	GotNs  float64
 }
 
 // spinTrial runs n contended hand-offs in one team of two long-running
@@ -80,35 +84,57 @@ func spinTrial(hold int64, n int) (waits, lats []int64) {
 func spinLevel(waits, lats []int64) SpinLevel {
 	var l SpinLevel
 	ws := make([]float64, len(waits))
+	gs := make([]float64, len(waits))
 	for i := range waits {
 		ws[i] = float64(waits[i])
+		gs[i] = float64(waits[i] + lats[i])
 		if lats[i] > spinSlowNs {
 			l.Parked++
 		}
 	}
 	l.WaitNs = robust.Quantile(0.5, ws)
+	l.GotNs = robust.Quantile(0.5, gs)
 	l.Parked /= float64(max(len(lats), 1))
 	return l
 }
 
-// measureSpin sweeps the hold time and fits the spin window to the
-// levels (FitSpinWindow). With one core there is no spinning to measure
-// (sync.Mutex never spins then) and it returns zeros.
-func measureSpin(ctx context.Context) (spinNs, rampNs float64, err error) {
+// measureSpin sweeps the hold time and fits the spin window and the
+// time between two checks of a spinning waiter to the levels
+// (FitSpinWindow, FitSpinCheck). With one core there is no spinning to
+// measure (sync.Mutex never spins then) and it returns zeros.
+func measureSpin(ctx context.Context) (spinNs, rampNs, checkNs float64, err error) {
 	if runtime.NumCPU() < 2 {
-		return 0, 0, nil
+		return 0, 0, 0, nil
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var levels []SpinLevel
 	for hold := int64(0); hold <= spinMaxHold; hold += spinStep {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		waits, lats := spinTrial(hold, spinTrials)
 		levels = append(levels, spinLevel(waits, lats))
 	}
 	spinNs, rampNs = FitSpinWindow(levels)
-	return spinNs, rampNs, nil
+	return spinNs, rampNs, FitSpinCheck(levels), nil
+}
+
+// FitSpinCheck returns the time between two checks of the lock by a
+// spinning waiter (machine.Overheads.LockCheckNs) from a sweep of hold
+// times: the latest check a waiter that did not park took the lock at
+// (the largest GotNs of the levels with at most 10% parked), over
+// machine.SpinChecks. Its checks come at fixed steps from its request,
+// so the levels' GotNs climb in stairs (about 790, 1530, 2280 and 3040
+// ns on this project's VM) and the last stair is the last check; 0
+// where no level qualifies.
+func FitSpinCheck(levels []SpinLevel) float64 {
+	last := 0.0
+	for _, l := range levels {
+		if l.Parked <= 0.1 {
+			last = max(last, l.GotNs)
+		}
+	}
+	return last / machine.SpinChecks
 }
 
 // FitSpinWindow fits the spin window (machine.Overheads.LockSpinNs and

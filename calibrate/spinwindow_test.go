@@ -94,3 +94,36 @@ func TestSpinTrial(t *testing.T) {
 		}
 	}
 }
+
+// TestFitSpinCheck checks the time between two spin checks taken from a
+// sweep's stairs: the last check before the waiters park, over
+// machine.SpinChecks; levels with more than 10% parked do not count.
+func TestFitSpinCheck(t *testing.T) {
+	stairs := func(parkedFrom int) []SpinLevel {
+		var ls []SpinLevel
+		for i, got := range []float64{790, 791, 801, 1532, 1530, 1540, 2280, 2290, 2285, 3040, 3050, 80000, 85000} {
+			l := SpinLevel{WaitNs: float64(250 * i), GotNs: got}
+			if i >= parkedFrom {
+				l.Parked = 1
+			}
+			ls = append(ls, l)
+		}
+		return ls
+	}
+	tests := []struct {
+		name   string
+		levels []SpinLevel
+		want   float64
+	}{
+		{"four stairs, then parked", stairs(11), 3050.0 / 4},
+		{"parked from the third stair", stairs(6), 1540.0 / 4},
+		{"a stray slow level among the parked", append(stairs(11), SpinLevel{GotNs: 90000, Parked: 0.5}), 3050.0 / 4},
+		{"nothing but parked", stairs(0), 0},
+		{"no levels", nil, 0},
+	}
+	for _, tc := range tests {
+		if got := FitSpinCheck(tc.levels); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -130,6 +130,12 @@ type Overheads struct {
 	// then take Default's window (see LockSpin).
 	LockSpinNs     float64 `json:"lock_spin_ns,omitempty"`
 	LockSpinRampNs float64 `json:"lock_spin_ramp_ns,omitempty"`
+	// LockCheckNs is the time between two checks of the lock by a
+	// goroutine spinning for it, counted from its request: it sees an
+	// Unlock only at its next check (see SpinCheckNs). Zero means not
+	// measured (a profile from before prophet measured it): SpinCheckNs
+	// then takes the spin window over SpinChecks.
+	LockCheckNs float64 `json:"lock_check_ns,omitempty"`
 	// WakeNs is the latency before a worker that was idle starts a task
 	// handed to it: WakeP50Ns and WakeP90Ns are the median and 90th
 	// percentile measured; emulators use them to model late starts.
@@ -174,12 +180,18 @@ func (o Overheads) LateStartNs() float64 {
 const SpinChecks = 4
 
 // SpinCheckNs returns the time between two checks of a goroutine
-// spinning for a sync.Mutex: the spin window (LockSpin) over SpinChecks.
-// A goroutine that finds the lock taken waits at least that long unless
-// the lock comes free before its first check.
+// spinning for a sync.Mutex (LockCheckNs), or for a profile that has
+// none the spin window (LockSpin) over SpinChecks. A goroutine that
+// finds the lock taken waits at least that long unless the lock comes
+// free before its first check.
 func (o Overheads) SpinCheckNs() float64 {
-	spin, _ := o.LockSpin()
-	return spin / SpinChecks
+	if o.LockCheckNs > 0 {
+		return o.LockCheckNs
+	}
+	if o.LockSpinNs > 0 {
+		return o.LockSpinNs / SpinChecks
+	}
+	return Default().Overheads.LockCheckNs
 }
 
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
@@ -266,6 +278,7 @@ func Default() Profile {
 			LockSwitchNs:   1000,
 			LockSpinNs:     2900,
 			LockSpinRampNs: 500,
+			LockCheckNs:    760,
 			WakeP50Ns:      16000,
 			WakeP90Ns:      23000,
 			RunnextNs:      74000,

@@ -132,6 +132,25 @@ func TestLockSpin(t *testing.T) {
 	}
 }
 
+// TestSpinCheckNs checks the time between two spin checks: measured,
+// else a profile's spin window over SpinChecks, else Default's.
+func TestSpinCheckNs(t *testing.T) {
+	tests := []struct {
+		name string
+		ov   Overheads
+		want float64
+	}{
+		{"measured", Overheads{LockSpinNs: 2800, LockCheckNs: 755}, 755},
+		{"spin window only", Overheads{LockSpinNs: 2800}, 700},
+		{"not measured", Overheads{LockHandoffNs: 1000}, Default().Overheads.LockCheckNs},
+	}
+	for _, tc := range tests {
+		if got := tc.ov.SpinCheckNs(); got != tc.want {
+			t.Errorf("%s: SpinCheckNs() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestLateStartNs(t *testing.T) {
 	tests := []struct {
 		o    Overheads
