@@ -205,10 +205,13 @@ func (o Overheads) LockSpin() (spinNs, rampNs float64) {
 }
 
 // Walk holds the synthesizer's tree-walking costs (the paper's
-// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL), in nanoseconds. The
-// zero Walk means "not calibrated": the synthesizer then measures them
-// itself (syn.MeasureWalk), on the machine that replays, which is the
-// only one they are true of.
+// OVERHEAD_ACCESS_NODE and OVERHEAD_RECURSIVE_CALL), in nanoseconds, as
+// measured on a tree of one shape (syn.MeasureWalk), and a spin delay's
+// own cost. The synthesizer measures each section's per-node cost on the
+// section itself unless told to use these (syn.Options.FixedWalk); it
+// always uses SpinNs. The zero Walk means "not calibrated": the
+// synthesizer then measures them itself, on the machine that replays,
+// which is the only one they are true of.
 type Walk struct {
 	NodeNs float64 `json:"node_ns"`
 	CallNs float64 `json:"call_ns"`
