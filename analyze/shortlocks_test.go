@@ -20,7 +20,7 @@ func TestShortLocks(t *testing.T) {
 		ov   machine.Overheads
 		want []int
 	}{
-		// Default's spin window: 2900 ns, a check every 725 ns.
+		// Default's checks: every 760 ns.
 		{"short and large", loop(1000, tree.U(100), tree.L(1, 100), tree.U(100)), machine.Overheads{}, []int{1}},
 		{"short but small", loop(1000, tree.U(200), tree.L(1, 60), tree.U(200)), machine.Overheads{}, nil},
 		{"large but long", loop(1000, tree.U(100), tree.L(1, 1000), tree.U(100)), machine.Overheads{}, nil},

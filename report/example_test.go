@@ -64,7 +64,7 @@ func ExampleHTML() {
 }
 
 // A loop whose tasks hold one lock a third of the time, 100 ns at a
-// time: far less than a spinning waiter's check (725 ns with the
+// time: far less than a spinning waiter's check (760 ns with the
 // built-in overheads).
 func ExampleShortLockNotes() {
 	t := tree.New(tree.Sec("loop", tree.Run(1000, tree.Task("t", tree.U(100), tree.L(1, 100), tree.U(100)))))
@@ -77,7 +77,7 @@ func ExampleShortLockNotes() {
 		fmt.Println(n)
 	}
 	// Output:
-	// lock 1 is held 100 ns at a time, 33% of the work, less than the 725 ns between two checks of a goroutine spinning for it: threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower
+	// lock 1 is held 100 ns at a time, 33% of the work, less than the 760 ns between two checks of a goroutine spinning for it: threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower
 }
 
 // A what-if comparison of a loop before and after its tasks get twice as
