@@ -2,6 +2,7 @@ package syn
 
 import (
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/spin"
@@ -29,7 +30,9 @@ type acct struct {
 	// run is the run of the worker's last task in its team's section
 	// (secPlan.taskNext).
 	run int
-	_   [32]byte
+	// rng draws the dither of the worker's spins (see u).
+	rng rand.PCG
+	_   [16]byte
 }
 
 // u replays a U leaf of ns nanoseconds. The worker's walk is its
@@ -37,7 +40,8 @@ type acct struct {
 // (negative: ahead). Visiting the leaf adds w.NodeNs to it; the leaf
 // then spins for ns less the drift and less the spin's own cost
 // (w.SpinNs), so that the worker is back on time after it, wherever it
-// ran. A leaf too short for that (a spin costs SpinNs even for a
+// ran, give or take the request's dither (up to a quarter of SpinNs
+// either way, kept as the new drift). A leaf too short for that (a spin costs SpinNs even for a
 // nanosecond's request) is not spun, and the worker is ns further
 // ahead, which the next spin makes up.
 //
@@ -54,13 +58,32 @@ type acct struct {
 func (a *acct) u(ns int64, w *machine.Walk) {
 	a.walk += w.NodeNs
 	a.busy += ns
-	if x := float64(ns) - a.walk - w.SpinNs; x >= 1 {
+	d := a.dither(w.SpinNs / 2)
+	if x := float64(ns) - a.walk - w.SpinNs + d; x >= 1 {
 		spin.For(int64(x))
-		a.walk = 0
+		a.walk = d
 	} else {
 		a.walk -= float64(ns)
 	}
 }
+
+// dither returns an even draw from [−width/2, width/2): a spin delay
+// ends at the first clock read past its request, so leaves of one length
+// would all overshoot alike, by anything up to a clock read; requests
+// spread over about a clock read's step make the overshoot its mean, and
+// the wall time of a replay a smooth function of the lengths.
+func (a *acct) dither(width float64) float64 {
+	if !(width > 0) {
+		return 0
+	}
+	u := float64(a.rng.Uint64()>>11) / (1 << 53)
+	return (u - 0.5) * width
+}
+
+// ditherSeed is the second word of the dither generators' seeds; the
+// first is the worker's or the spawned task's index, so that they dither
+// apart.
+const ditherSeed = 0x9E3779B97F4A7C15
 
 // replayer replays plans with one schedule, thread count and walk cost.
 type replayer struct {
@@ -98,6 +121,9 @@ func (r *replayer) sec(sp *secPlan, a *acct) {
 // loaded worker's (or the team's total over t, when larger).
 func (r *replayer) team(sp *secPlan, a *acct) {
 	accts := make([]acct, min(r.threads, sp.n))
+	for w := range accts {
+		accts[w].rng.Seed(uint64(w), ditherSeed)
+	}
 	accts[0].walk, a.walk = a.walk, 0
 	par.ForWorker(sp.n, r.threads, r.sched, func(w, i int) {
 		a := &accts[w]
@@ -134,6 +160,7 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 	var sum, most atomic.Uint64 // float64 bits
 	par.ForWorker(sp.n, r.threads, r.sched, func(_, i int) {
 		var mine acct
+		mine.rng.Seed(uint64(i), ditherSeed)
 		r.task(sp.task(i), &mine)
 		busy.Add(mine.busy)
 		addFloat(&sum, mine.walk)
@@ -163,19 +190,23 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 			}
 		case itemL:
 			// The hold spins SpinNs less than recorded, the spin's
-			// own cost making up the rest; a hold too short to spin
-			// at all puts the worker ahead by its length.
-			hold := it.ns - int64(r.walk.SpinNs)
+			// own cost making up the rest, dithered as a leaf's (see
+			// u); a hold too short to spin at all puts the worker
+			// ahead by its length.
 			a.busy += it.ns * it.reps
 			for range it.reps {
 				a.walk += r.walk.NodeNs
+				d := a.dither(r.walk.SpinNs / 2)
+				hold := it.ns - int64(r.walk.SpinNs-d)
 				it.lk.mu.Lock()
 				if hold >= 1 {
 					spin.For(hold)
 				}
 				it.lk.data++
 				it.lk.mu.Unlock()
-				if hold < 1 {
+				if hold >= 1 {
+					a.walk += d
+				} else {
 					a.walk -= float64(it.ns)
 				}
 			}
