@@ -18,8 +18,8 @@ const predictGCPercent = 400
 // the garbage collector, as long as the live heap stays under a
 // predictLiveFactor-th of it: a relaxed collector lets the heap grow to
 // five times what is live (the full predict of a regular loop of 10^8
-// tasks took 73 MB, and 59 MB in the same time under this limit).
-const predictMemoryFloor = 48 << 20
+// tasks took 73 MB without a limit).
+const predictMemoryFloor = 32 << 20
 
 // predictLiveFactor: where the live heap grows past a third of the
 // limit (a profile whose compact copies take tens of megabytes), the
