@@ -124,9 +124,8 @@ func measureSpin(ctx context.Context) (spinNs, rampNs, checkNs float64, err erro
 // times: the latest check a waiter that did not park took the lock at
 // (the largest GotNs of the levels with at most 10% parked), over
 // machine.SpinChecks. Its checks come at fixed steps from its request,
-// so the levels' GotNs climb in stairs (about 790, 1530, 2280 and 3040
-// ns on this project's VM) and the last stair is the last check; 0
-// where no level qualifies.
+// so the levels' GotNs climb in stairs, one a check, and the last stair
+// is the last check; 0 where no level qualifies.
 func FitSpinCheck(levels []SpinLevel) float64 {
 	last := 0.0
 	for _, l := range levels {

@@ -41,20 +41,19 @@ type acct struct {
 // then spins for ns less the drift and less the spin's own cost
 // (w.SpinNs), so that the worker is back on time after it, wherever it
 // ran, give or take the request's dither (up to a quarter of SpinNs
-// either way, kept as the new drift). A leaf too short for that (a spin costs SpinNs even for a
-// nanosecond's request) is not spun, and the worker is ns further
-// ahead, which the next spin makes up.
+// either way, kept as the new drift). A leaf too short for that (a spin
+// costs SpinNs even for a nanosecond's request) is not spun, and the
+// worker is ns further ahead, which the next spin makes up.
 //
 // Subtracting the walk afterwards instead, from the most loaded worker
 // as the paper does, undercounts it when a team's workers ran one after
 // the other on one core (as two-thread teams of short sections do when
 // the second worker starts late), and the prediction comes out slow by
-// the walk of the workers that ran first. Spinning every leaf for its
-// length less the walk but not less the spin's cost held each fine leaf
-// some 40 ns too long, and skipping a leaf shorter than the walk made
-// its spin's cost vanish with it: a section of tasks of 80 ns replayed
-// at one thread at 0.82 of its recorded time, one whose tasks also took
-// a lock for 16 ns at a quarter of it.
+// the walk of the workers that ran first. Spinning a leaf for its length
+// less the walk but not less the spin's cost would hold it too long by
+// that cost, and skipping a leaf shorter than the walk would take the
+// spin's cost away with it: fine-grained sections would replay too slow
+// or too fast by a share that grows as their leaves shrink.
 func (a *acct) u(ns int64, w *machine.Walk) {
 	a.walk += w.NodeNs
 	a.busy += ns
