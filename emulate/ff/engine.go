@@ -166,8 +166,6 @@ type state struct {
 	skipRun    *taskRun
 	skipAt     spawnCheck
 	skipN      int64
-	// infoFree holds section infos to reuse.
-	infoFree []*secInfo
 	// stepwise turns off every shortcut (walk, batch, lockstep): the
 	// node-by-node emulation the shortcuts must agree with, for tests.
 	stepwise bool
@@ -203,8 +201,8 @@ func (s *state) spend() {
 }
 
 // reset prepares s for a new emulation, keeping what it allocated
-// before (goroutines, frames, the heap, the tables); the section-info
-// cache is kept too (clear it between calls).
+// before (goroutines, frames, the heap, the tables); the section infos
+// it looked up are kept for another emulation of the same prog.
 func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov machine.Overheads, wake float64) {
 	gs, free, h, idle, lockList := s.gs, s.free, s.h[:0], s.idle[:0], s.lockList
 	if !s.clean || len(free) != len(gs) {
@@ -229,6 +227,9 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	infos, coreSince, coreSeq := s.infos, s.coreSince, s.coreSeq
 	if infos == nil {
 		infos = map[*cnode]*secInfo{}
+	} else if s.p != p {
+		// The infos are another prog's.
+		clear(infos)
 	}
 	if cap(coreSince) < threads {
 		coreSince = make([]float64, threads)
@@ -243,7 +244,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
-		steppers: s.steppers[:0], infoFree: s.infoFree, stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, exactSpawn: s.exactSpawn, budget: s.budget,
+		steppers: s.steppers[:0], stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, exactSpawn: s.exactSpawn, budget: s.budget,
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.
@@ -359,8 +360,9 @@ func emulateOnce(s *state, p *prog, threads int, rule schedule, burden float64, 
 	}, nil
 }
 
-// info returns the section info of section node n (own when n is
-// dense), built once per emulation.
+// info returns the section info of section node n: own, filled in,
+// when n is dense, else the prog's shared one (prog.info), which the
+// state remembers so that the emulation asks the prog only once.
 func (s *state) info(n *cnode, own *secInfo) *secInfo {
 	if denseInfo(n, own) {
 		return own
@@ -368,12 +370,7 @@ func (s *state) info(n *cnode, own *secInfo) *secInfo {
 	if in, ok := s.infos[n]; ok {
 		return in
 	}
-	var in *secInfo
-	if k := len(s.infoFree); k > 0 {
-		in = s.infoFree[k-1]
-		s.infoFree = s.infoFree[:k-1]
-	}
-	in = buildInfo(s.p, n, in)
+	in := s.p.info(n)
 	s.infos[n] = in
 	return in
 }

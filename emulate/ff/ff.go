@@ -212,10 +212,6 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if s == nil {
 		s = &state{}
 	}
-	for _, in := range s.infos {
-		s.infoFree = append(s.infoFree, in)
-	}
-	clear(s.infos)
 	s.stepwise = e.stepwise
 	s.exactSpawn = e.exactSpawn
 	s.budget = ch.budget

@@ -75,6 +75,30 @@ type prog struct {
 	src []*tree.Node
 	// lockIDs maps the dense lock indices to the program's lock ids.
 	lockIDs []int
+
+	// infoMu guards infos, the section infos (buildInfo) of the
+	// prog's sections that are not dense, each built on its first use
+	// and then shared, read-only, by every emulation of the prog: a
+	// recorded loop of 10^8 tasks has hundreds of thousands of runs, and
+	// a sweep's concurrent emulations each built the table anew.
+	infoMu sync.Mutex
+	infos  map[*cnode]*secInfo
+}
+
+// info returns the section info of section node n, which is not dense,
+// building it on first use.
+func (p *prog) info(n *cnode) *secInfo {
+	p.infoMu.Lock()
+	defer p.infoMu.Unlock()
+	in, ok := p.infos[n]
+	if !ok {
+		if p.infos == nil {
+			p.infos = map[*cnode]*secInfo{}
+		}
+		in = buildInfo(p, n, nil)
+		p.infos[n] = in
+	}
+	return in
 }
 
 // root returns the section node.
@@ -319,7 +343,9 @@ type progEntry struct {
 	err  error
 }
 
-// maxCachedNodes bounds the nodes a progCache holds (16 bytes each).
+// maxCachedNodes bounds the nodes a progCache holds (16 bytes each; a
+// section's run table, built once it is emulated, adds 72 bytes for each
+// of its task children).
 const maxCachedNodes = 1 << 23
 
 // get returns sec's compact copy, compiling it on first use.
