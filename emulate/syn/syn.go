@@ -98,10 +98,9 @@ type Emulator struct {
 	opt Options
 
 	mu sync.Mutex // held while a section is replayed
-	// nodeNs holds each section's own walking cost per node
-	// (sectionWalk), measured the first time the section is replayed;
-	// guarded by mu.
-	nodeNs map[*tree.Node]float64
+	// nodeNs holds each section's own walking costs (sectionWalk),
+	// measured the first time the section is replayed; guarded by mu.
+	nodeNs map[*tree.Node]machine.Walk
 
 	walkOnce sync.Once
 	walk     machine.Walk
@@ -116,7 +115,7 @@ func New(opt Options) *Emulator {
 	if opt.MaxThreads < 1 {
 		opt.MaxThreads = runtime.NumCPU()
 	}
-	return &Emulator{opt: opt, nodeNs: map[*tree.Node]float64{}}
+	return &Emulator{opt: opt, nodeNs: map[*tree.Node]machine.Walk{}}
 }
 
 // Name returns "syn".
@@ -256,10 +255,10 @@ func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sch
 		if !e.opt.FixedWalk {
 			c, ok := e.nodeNs[secs[i]]
 			if !ok {
-				c = sectionWalk(plan, walk.SpinNs)
+				c = sectionWalk(plan, walk)
 				e.nodeNs[secs[i]] = c
 			}
-			w.NodeNs, w.CallNs = c, c
+			w = c
 		}
 		rs[i] = &replayer{sched: sched, threads: threads, walk: w}
 	}

@@ -549,3 +549,35 @@ func TestDither(t *testing.T) {
 		t.Errorf("dither without a width: %v", d)
 	}
 }
+
+// TestSectionWalkFewVisits checks that a section whose first tasks make
+// too few visits to measure a cost per visit keeps the given costs,
+// without replaying anything, and that a measured cost stays in bounds.
+func TestSectionWalkFewVisits(t *testing.T) {
+	base := machine.Walk{NodeNs: 2, CallNs: 60, SpinNs: 40}
+	for _, sec := range []*tree.Node{
+		// One long task first: the prefix is that task alone.
+		tree.Sec("s", tree.Task("big", tree.U(60_000_000)), tree.Run(1000, tree.Task("t", tree.U(100)))),
+		// Tasks of 1 ms: five of them make the prefix.
+		tree.Sec("s", tree.Run(30, tree.Task("t", tree.U(1_000_000)))),
+	} {
+		sp, err := compile(sec, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if got := sectionWalk(sp, base); got != base {
+			t.Errorf("%v: got %+v, want the given %+v", sec.Children[0].Name, got, base)
+		}
+		if d := time.Since(start); d > 10*time.Millisecond {
+			t.Errorf("took %v: it replayed", d)
+		}
+	}
+	sp, err := compile(tree.Sec("s", tree.Run(2000, tree.Task("t", tree.U(300)))), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sectionWalk(sp, base); got.NodeNs < -base.SpinNs || got.NodeNs > sectionWalkMaxNs || got.CallNs != got.NodeNs || got.SpinNs != base.SpinNs {
+		t.Errorf("measured %+v: out of bounds", got)
+	}
+}

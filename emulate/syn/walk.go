@@ -101,40 +101,60 @@ func measureSpin() float64 {
 }
 
 // Per-section walk measurement: the work of a section's first tasks
-// replayed (sectionWalkNs) and how many times (the median counts, after
-// one that warms up).
+// replayed (sectionWalkNs), how many times (the median counts, after one
+// that warms up), and how much work is replayed once only (a section
+// whose first task alone is that long: one replay of it is its own
+// warm-up, and its walk is a small share of it).
 const (
 	sectionWalkNs      = 5_000_000
 	sectionWalkRepeats = 3
+	sectionWalkOnceNs  = 4 * sectionWalkNs
+	// sectionWalkMinVisits is the fewest node visits and calls a
+	// section's first tasks must make for their time per visit to
+	// stand for the section's: fewer, and a replay's noise spread over
+	// them is larger than any walk.
+	sectionWalkMinVisits = 64
+	// sectionWalkMaxNs bounds a section's walking cost per visit, far
+	// above any measured (a few tens of nanoseconds).
+	sectionWalkMaxNs = 1000
 )
 
 // sectionWalk measures the walking cost of sp's own nodes: it replays
 // the section's first tasks (up to sectionWalkNs of work) at one thread,
-// with the spins shortened by spinNs as in every replay, and returns the
-// time beyond their work per node visited and nested call made (the
-// Emulator's NodeNs and CallNs for the section), the median of
-// sectionWalkRepeats replays. It may be negative (down to −spinNs), where
-// the section's spins overshoot less than spinNs on average.
+// with the spins shortened by base.SpinNs as in every replay, and
+// returns base with NodeNs and CallNs set to the time beyond their work
+// per node visited and nested call made, the median of
+// sectionWalkRepeats replays (one where the first task alone is longer
+// than sectionWalkOnceNs). The cost may be negative (down to −SpinNs),
+// where the section's spins overshoot less than SpinNs on average. A
+// section whose first tasks visit fewer than sectionWalkMinVisits nodes
+// keeps base's costs.
 //
 // A fixed cost per node, measured on one tree shape (MeasureWalk), does
 // not fit every section: a spin delay overshoots its request by an
 // amount that depends on the request's length against the clock's step,
 // and many distinct tasks reach the plan's memory more often than a run
 // of identical ones.
-func sectionWalk(sp *secPlan, spinNs float64) float64 {
+func sectionWalk(sp *secPlan, base machine.Walk) machine.Walk {
 	p := sp.prefix(sectionWalkNs)
 	nodes, calls := counts(p)
-	if nodes+calls == 0 {
-		return 0
+	if nodes+calls < sectionWalkMinVisits {
+		return base
 	}
+	spinNs := base.SpinNs
 	times := make([]float64, 0, sectionWalkRepeats)
 	for k := range sectionWalkRepeats + 1 {
 		d := timeReplay(p, spinNs)
+		if p.work > sectionWalkOnceNs {
+			times = append(times, d)
+			break
+		}
 		if k > 0 {
 			times = append(times, d)
 		}
 	}
-	return max((robust.Median(times)-float64(p.work))/(nodes+calls), -spinNs)
+	c := min(max((robust.Median(times)-float64(p.work))/(nodes+calls), -spinNs), sectionWalkMaxNs)
+	return machine.Walk{NodeNs: c, CallNs: c, SpinNs: spinNs}
 }
 
 // timeReplay replays plan once at one thread, with spin delays
