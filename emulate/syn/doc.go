@@ -44,11 +44,15 @@
 // The walking cost per node is measured on each section itself before
 // its replays (unless Options.FixedWalk): its first tasks, up to 5 ms of
 // work, replayed at one thread with the spins shortened by their cost,
-// give the time per node beyond their work. A cost measured once on
-// another tree's shape fits fine-grained sections badly: how far a spin
-// overshoots depends on its length against the clock's step, and a
-// section of many distinct tasks reaches the plan's memory more often
-// than a run of identical ones.
+// give the time per node beyond their work (where they visit too few
+// nodes for that, the section keeps the machine's costs). A cost
+// measured once on another tree's shape fits fine-grained sections
+// badly: how far a spin overshoots depends on its length against the
+// clock's step, and a section of many distinct tasks reaches the plan's
+// memory more often than a run of identical ones. Each spin's request
+// is also dithered over about a clock read's step, so that leaves of
+// one length overshoot by the spin's mean cost, not all by the same
+// part of a clock read.
 //
 // The Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on
 // a virtual machine a core that has been idle for a while is slow to
