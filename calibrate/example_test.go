@@ -32,3 +32,21 @@ func ExampleMedianOverheads() {
 	fmt.Printf("hand-off %.0f µs, wake-up p50 %.0f µs, p90 %.0f µs\n", ov.LockHandoffNs/1e3, ov.WakeP50Ns/1e3, ov.WakeP90Ns/1e3)
 	// Output: hand-off 104 µs, wake-up p50 16 µs, p90 25 µs
 }
+
+// A spinning waiter checks the lock at fixed steps from its request: the
+// times at which it took the lock climb in stairs as the holder keeps it
+// longer, until it parks. FitSpinWindow finds where it parks and
+// FitSpinCheck the step.
+func ExampleFitSpinCheck() {
+	var levels []calibrate.SpinLevel
+	for i, got := range []float64{790, 795, 1530, 1535, 2280, 2290, 3040, 3045, 80000, 85000} {
+		l := calibrate.SpinLevel{WaitNs: float64(375 * i), GotNs: got}
+		if got > 10000 {
+			l.Parked = 1
+		}
+		levels = append(levels, l)
+	}
+	spin, _ := calibrate.FitSpinWindow(levels)
+	fmt.Printf("spins %.0f ns, checks every %.0f ns\n", spin, calibrate.FitSpinCheck(levels))
+	// Output: spins 2625 ns, checks every 761 ns
+}
