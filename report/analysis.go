@@ -77,7 +77,7 @@ func FineSpawnNotes(t *tree.Tree) []string {
 		}
 		seen[sec.Name] = true
 		out = append(out, fmt.Sprintf("section %s has %s tasks a run, %s each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate "+
-			"(what a goroutine costs Go grows with the task's length and the loop's size, and ff charges it as a constant); "+
+			"(what a goroutine costs Go grows with how many are alive at once, which ff charges as a constant); "+
 			"--emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores",
 			sec.Name, count(tasks), durNs(float64(work)/float64(tasks))))
 	}
