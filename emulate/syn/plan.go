@@ -128,7 +128,8 @@ func (sp *secPlan) prefix(maxWork int64) *secPlan {
 		if k+1 < len(sp.runs) {
 			end = sp.runs[k+1].start
 		}
-		w := max(taskWork(run.task), 1)
+		tw := taskWork(run.task)
+		w := max(tw, 1)
 		take := int64(end - run.start)
 		if left := maxWork - p.work; take*w > left {
 			take = max(left/w, 0)
@@ -139,7 +140,7 @@ func (sp *secPlan) prefix(maxWork int64) *secPlan {
 		take = max(take, 1)
 		p.runs = append(p.runs, taskRun{start: p.n, task: run.task})
 		p.n += int(take)
-		p.work += take * taskWork(run.task)
+		p.work += take * tw
 		if p.work >= maxWork {
 			break
 		}

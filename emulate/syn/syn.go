@@ -98,12 +98,14 @@ type Emulator struct {
 	opt Options
 
 	mu sync.Mutex // held while a section is replayed
-	// nodeNs holds each section's own walking costs (sectionWalk),
+	// walks holds each section's own walking costs (sectionWalk),
 	// measured the first time the section is replayed; guarded by mu.
-	nodeNs map[*tree.Node]machine.Walk
+	walks map[*tree.Node]machine.Walk
 
 	walkOnce sync.Once
 	walk     machine.Walk
+	spinOnce sync.Once
+	spinNs   float64
 }
 
 // New returns a synthesizer with the given options (zero fields take
@@ -115,7 +117,7 @@ func New(opt Options) *Emulator {
 	if opt.MaxThreads < 1 {
 		opt.MaxThreads = runtime.NumCPU()
 	}
-	return &Emulator{opt: opt, nodeNs: map[*tree.Node]machine.Walk{}}
+	return &Emulator{opt: opt, walks: map[*tree.Node]machine.Walk{}}
 }
 
 // Name returns "syn".
@@ -130,18 +132,18 @@ func (e *Emulator) MaxThreads() int { return e.opt.MaxThreads }
 
 // walkCost returns the walking costs: opt.Walk when set, otherwise ones
 // measured on this machine the first time they are needed. A Walk from a
-// profile saved before SpinNs was measured takes it from this machine's
-// measurement.
+// profile saved before SpinNs was measured has that measured alone
+// (measureSpin), the first time it is needed.
 func (e *Emulator) walkCost(opt emulate.Options) machine.Walk {
 	w := opt.Walk
-	if w.SpinNs != 0 {
-		return w
-	}
-	e.walkOnce.Do(func() { e.walk = MeasureWalk() })
 	if w == (machine.Walk{}) {
+		e.walkOnce.Do(func() { e.walk = MeasureWalk() })
 		return e.walk
 	}
-	w.SpinNs = e.walk.SpinNs
+	if w.SpinNs == 0 {
+		e.spinOnce.Do(func() { e.spinNs = measureSpin() })
+		w.SpinNs = e.spinNs
+	}
 	return w
 }
 
@@ -253,10 +255,10 @@ func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sch
 	for i, plan := range plans {
 		w := walk
 		if !e.opt.FixedWalk {
-			c, ok := e.nodeNs[secs[i]]
+			c, ok := e.walks[secs[i]]
 			if !ok {
 				c = sectionWalk(plan, walk)
-				e.nodeNs[secs[i]] = c
+				e.walks[secs[i]] = c
 			}
 			w = c
 		}

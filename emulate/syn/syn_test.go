@@ -581,3 +581,20 @@ func TestSectionWalkFewVisits(t *testing.T) {
 		t.Errorf("measured %+v: out of bounds", got)
 	}
 }
+
+// TestWalkCostFillsSpin checks that walking costs from a profile saved
+// before SpinNs was measured keep their node and call costs and get
+// SpinNs measured alone, without the whole walk measurement.
+func TestWalkCostFillsSpin(t *testing.T) {
+	e := New(Options{})
+	w := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 3, CallNs: 7}})
+	if w.NodeNs != 3 || w.CallNs != 7 || !(w.SpinNs > 0) {
+		t.Errorf("walkCost = %+v, want NodeNs 3, CallNs 7 and a measured SpinNs", w)
+	}
+	if e.walk != (machine.Walk{}) {
+		t.Errorf("the whole walk was measured: %+v", e.walk)
+	}
+	if got := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 40}}); got.SpinNs != 40 {
+		t.Errorf("a profile's SpinNs was replaced: %+v", got)
+	}
+}
