@@ -10,9 +10,10 @@ const maxCorrection = 4.0
 // Correct takes out of t, recorded in the same run of the program as
 // the probe that measured raw, the time the probe's bandits added to the
 // runs they streamed beside, and returns how many top-level runs it
-// corrected and the time it took out of them. A run beside bandits throughout is scaled to its time
-// alone: its time over its name's pooled slowdown beside those bandits
-// (at least 1, at most maxCorrection). A first run measured in blocks
+// corrected and the time it took out of them. A run beside bandits
+// throughout is scaled to its time alone: its time over its name's
+// pooled slowdown beside those bandits (at least 1, at most
+// maxCorrection). A first run measured in blocks
 // is scaled as a whole by the share of its time that was its own, each
 // block beside bandits counted at its time over the pooled slowdown
 // (the blocks alternate, so that a uniform scale spreads the correction
@@ -27,32 +28,32 @@ func Correct(t *tree.Tree, raw Raw) (runs int, addedNs int64) {
 		return 0, 0
 	}
 	pools, _ := pool([]Raw{raw})
-	slowdown := func(name string, c Config) float64 {
-		a := pools[name][c]
-		if a == nil {
-			return 1
+	// slowed is the time bandits (c) added to wallNs of name's run.
+	slowed := func(name string, c Config, wallNs int64) float64 {
+		if c.Bandits == 0 {
+			return 0
 		}
-		return min(max(a.slowdown(), 1), maxCorrection)
+		s := 1.0
+		if a := pools[name][c]; a != nil {
+			s = min(max(a.slowdown(), 1), maxCorrection)
+		}
+		return float64(wallNs) * (1 - 1/s)
 	}
 	type key struct {
 		name string
 		idx  int
 	}
-	// own is each disturbed run's time over its recorded time: 1 less
-	// the share of its time the bandits added.
+	// wall is each run's time, added the time its bandits added to it
+	// (in blocks too): its own share is 1 less added over wall.
 	wall := map[key]int64{}
 	added := map[key]float64{}
 	for _, r := range raw.Runs {
 		k := key{r.Name, r.Index}
 		wall[k] = r.WallNs
-		if r.Bandits > 0 {
-			added[k] += float64(r.WallNs) * (1 - 1/slowdown(r.Name, Config{r.Bandits, r.Spin}))
-		}
+		added[k] += slowed(r.Name, Config{r.Bandits, r.Spin}, r.WallNs)
 	}
 	for _, b := range raw.Blocks {
-		if b.Bandits > 0 {
-			added[key{b.Name, b.Index}] += float64(b.WallNs) * (1 - 1/slowdown(b.Name, Config{b.Bandits, b.Spin}))
-		}
+		added[key{b.Name, b.Index}] += slowed(b.Name, Config{b.Bandits, b.Spin}, b.WallNs)
 	}
 	seen := map[string]int{}
 	for i, c := range t.Root.Children {
