@@ -55,8 +55,8 @@ func applyProbe(e *env, t *tree.Tree, rawPath, profile string, pooled bool, wall
 	if err != nil {
 		return skipProbe(e, t, profile, err.Error())
 	}
-	if err := tree.WriteFile(profile, t); err != nil {
-		return fmt.Errorf("run: writing the probed profile: %w", err)
+	if err := writeProfile(profile, t); err != nil {
+		return err
 	}
 	setup, held := time.Duration(raw.SetupNs), time.Duration(raw.HeldNs)
 	msg := fmt.Sprintf("memory probe: measured beside the recording; its bandits made their buffers in %s before the program started, and it held the program for %s",
@@ -109,10 +109,7 @@ func storeProbe(t *tree.Tree, raw memprobe.Raw, pooled bool) (runs int, added ti
 func skipProbe(e *env, t *tree.Tree, profile, why string) error {
 	t.Meta.Probe = nil
 	fmt.Fprintf(e.stderr, "memory probe: not stored (%s); predictions will leave memory contention out\n", why)
-	if err := tree.WriteFile(profile, t); err != nil {
-		return fmt.Errorf("run: writing the profile: %w", err)
-	}
-	return nil
+	return writeProfile(profile, t)
 }
 
 // noProbeCores stores in t that this machine cannot be probed and why.
@@ -120,10 +117,7 @@ func noProbeCores(e *env, t *tree.Tree, profile, note string) error {
 	n, _ := memprobe.Cores()
 	t.Meta.Probe = &tree.MemoryProbe{Cores: n, Note: note}
 	fmt.Fprintf(e.stderr, "memory probe: %s; predictions will leave memory contention out\n", strings.TrimPrefix(note, "no memory probe: "))
-	if err := tree.WriteFile(profile, t); err != nil {
-		return fmt.Errorf("run: writing the profile: %w", err)
-	}
-	return nil
+	return writeProfile(profile, t)
 }
 
 // printProbe shows the burden factors the probe gives each section, at
@@ -150,4 +144,13 @@ func printProbe(e *env, t *tree.Tree) {
 		}
 		fmt.Fprintf(e.stderr, "memory probe: %s: %s\n", sb.Name, strings.Join(parts, ", "))
 	}
+}
+
+// writeProfile writes t, with or without the probe's measurements, to
+// profile.
+func writeProfile(profile string, t *tree.Tree) error {
+	if err := tree.WriteFile(profile, t); err != nil {
+		return fmt.Errorf("run: writing the profile: %w", err)
+	}
+	return nil
 }
