@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -67,8 +68,10 @@ const (
 //     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
 //     new goroutine spinning 5 µs while the other cores, awake, steal and
-//     run them (spawnLoop; the mean of 7 such spawns, since the rare
-//     slow go statement costs a real spawn loop too);
+//     run them (spawnLoop; the median of 7 such spawns: a trial that
+//     something else disturbed, at two to four times the others, would
+//     move a mean by a third and, through SpawnRunNs's task length, the
+//     split between the two costs);
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
 //     beyond its task, from spawn loops whose tasks are long enough
 //     that the cores, not the spawner, limit them (see measureSpawnRun);
@@ -313,7 +316,9 @@ func LineMoveNs() float64 {
 // ov with them in place: LockMigrateNs (the median of three rounds) and
 // ChunkMigrateNs (beyond ov.ChunkNs), in a few tens of milliseconds,
 // and with spawn also SpawnNs and SpawnRunNs (a spawned goroutine's
-// descriptor, stack and queue move between cores), in a few hundred.
+// descriptor, stack and queue move between cores), the pair of
+// lineSpawnRounds measurements whose sum is the median, in about a
+// second.
 // validate measures them beside a sample's real runs where a machine
 // moves cache lines faster at some times than at others. With GOMAXPROCS
 // below two the two migration costs are 0.
@@ -332,10 +337,33 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 	if !spawn {
 		return ov, nil
 	}
-	if ov.SpawnNs, ov.SpawnRunNs, err = measureSpawnCosts(ctx); err != nil {
-		return ov, fmt.Errorf("measuring spawn: %w", err)
+	pairs := make([]spawnPair, lineSpawnRounds)
+	for i := range pairs {
+		if pairs[i].spawnNs, pairs[i].runNs, err = measureSpawnCosts(ctx); err != nil {
+			return ov, fmt.Errorf("measuring spawn: %w", err)
+		}
 	}
+	m := medianPair(pairs)
+	ov.SpawnNs, ov.SpawnRunNs = m.spawnNs, m.runNs
 	return ov, nil
+}
+
+// lineSpawnRounds is how many times MeasureLineCosts measures SpawnNs
+// and SpawnRunNs together; the pair with the median sum counts.
+const lineSpawnRounds = 3
+
+// spawnPair is one measurement of SpawnNs and SpawnRunNs, taken
+// together (measureSpawnCosts measures the second beyond the first).
+type spawnPair struct{ spawnNs, runNs float64 }
+
+// medianPair returns the pair of ps (not empty) whose sum, what a
+// spawned goroutine costs the cores in all, is the median (the upper
+// middle one of an even count): one measurement that other load
+// disturbed then does not set the costs, and the two costs stay a pair
+// measured together, which a median of each would not be. It sorts ps.
+func medianPair(ps []spawnPair) spawnPair {
+	slices.SortFunc(ps, func(a, b spawnPair) int { return cmp.Compare(a.spawnNs+a.runNs, b.spawnNs+b.runNs) })
+	return ps[len(ps)/2]
 }
 
 // migrateIters is how many turns each of the two goroutines of a lock
@@ -476,19 +504,21 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
 }
 
+// measureSpawn returns SpawnNs: the median of spawnTrials spawnLoop
+// trials of spawnPerTrial goroutines of spawnTaskNs, every core awake
+// before each.
 func measureSpawn(ctx context.Context) (float64, error) {
 	t := runtime.GOMAXPROCS(0)
-	var sum float64
-	for i := 0; i < spawnTrials; i++ {
+	xs := make([]float64, spawnTrials)
+	for i := range xs {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		// Every core awake, as in a program that computes.
 		spin.Team(t, spin.WarmNs)
-		perGo, _ := spawnLoop(spawnPerTrial, spawnTaskNs)
-		sum += perGo
+		xs[i], _ = spawnLoop(spawnPerTrial, spawnTaskNs)
 	}
-	return sum / spawnTrials, nil
+	return robust.Median(xs), nil
 }
 
 // measureSpawnCosts measures SpawnNs (measureSpawn) and then SpawnRunNs
