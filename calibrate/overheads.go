@@ -316,9 +316,8 @@ func LineMoveNs() float64 {
 // ov with them in place: LockMigrateNs (the median of three rounds) and
 // ChunkMigrateNs (beyond ov.ChunkNs), in a few tens of milliseconds,
 // and with spawn also SpawnNs and SpawnRunNs (a spawned goroutine's
-// descriptor, stack and queue move between cores), the pair of
-// lineSpawnRounds measurements whose sum is the median, in about a
-// second.
+// descriptor, stack and queue move between cores; MeasureSpawnCosts),
+// in about a second.
 // validate measures them beside a sample's real runs where a machine
 // moves cache lines faster at some times than at others. With GOMAXPROCS
 // below two the two migration costs are 0.
@@ -337,18 +336,30 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 	if !spawn {
 		return ov, nil
 	}
-	pairs := make([]spawnPair, lineSpawnRounds)
-	for i := range pairs {
-		if pairs[i].spawnNs, pairs[i].runNs, err = measureSpawnCosts(ctx); err != nil {
-			return ov, fmt.Errorf("measuring spawn: %w", err)
-		}
+	if ov.SpawnNs, ov.SpawnRunNs, err = MeasureSpawnCosts(ctx); err != nil {
+		return ov, err
 	}
-	m := medianPair(pairs)
-	ov.SpawnNs, ov.SpawnRunNs = m.spawnNs, m.runNs
 	return ov, nil
 }
 
-// lineSpawnRounds is how many times MeasureLineCosts measures SpawnNs
+// MeasureSpawnCosts measures Overheads.SpawnNs and SpawnRunNs as
+// MeasureOverheads does, lineSpawnRounds times, and returns the pair
+// whose sum is the median (medianPair), in about a second. Where a
+// machine's costs change over minutes (cloud VMs that move cache lines
+// between cores at two speeds), validate measures them so beside a
+// sample's real runs.
+func MeasureSpawnCosts(ctx context.Context) (spawnNs, runNs float64, err error) {
+	pairs := make([]spawnPair, lineSpawnRounds)
+	for i := range pairs {
+		if pairs[i].spawnNs, pairs[i].runNs, err = measureSpawnCosts(ctx); err != nil {
+			return 0, 0, fmt.Errorf("measuring spawn: %w", err)
+		}
+	}
+	m := medianPair(pairs)
+	return m.spawnNs, m.runNs, nil
+}
+
+// lineSpawnRounds is how many times MeasureSpawnCosts measures SpawnNs
 // and SpawnRunNs together; the pair with the median sum counts.
 const lineSpawnRounds = 3
 

@@ -177,11 +177,13 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 		return nil, err
 	}
 	if m.cfg.LinesNow {
-		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, slices.ContainsFunc(sub.schedules, par.Schedule.PerTask))
-		if err != nil {
-			return nil, err
+		opt.Overheads = rs.lineCosts(opt.Overheads)
+		if slices.ContainsFunc(sub.schedules, par.Schedule.PerTask) {
+			ov := &opt.Overheads
+			if ov.SpawnNs, ov.SpawnRunNs, err = calibrate.MeasureSpawnCosts(ctx); err != nil {
+				return nil, err
+			}
 		}
-		opt.Overheads = ov
 	}
 	if sub.probes != nil && sub.test == Examples {
 		// The rounds pooled more probe runs into tr.

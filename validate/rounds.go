@@ -10,6 +10,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
@@ -43,9 +44,13 @@ type roundSet struct {
 	serial, serialCPU []float64
 	// line holds each round's calibrate.LineMoveNs (none with one
 	// core).
-	line        []float64
-	par, parCPU map[key][]float64
-	replays     map[replayKey][]float64
+	line []float64
+	// lockMig and chunkMig hold each round's LockMigrateNs and
+	// ChunkMigrateNs, measured after its parallel runs with
+	// Config.LinesNow (none without).
+	lockMig, chunkMig []float64
+	par, parCPU       map[key][]float64
+	replays           map[replayKey][]float64
 	// replayErr holds the error of a key an emulator could not
 	// predict; it is not asked again.
 	replayErr map[replayKey]error
@@ -54,8 +59,11 @@ type roundSet struct {
 // round is one round's times before it is kept.
 type round struct {
 	serial, serialCPU, line float64
-	par, parCPU             map[key]float64
-	replays                 map[replayKey]float64
+	// migrated is set where lockMig and chunkMig were measured.
+	migrated          bool
+	lockMig, chunkMig float64
+	par, parCPU       map[key]float64
+	replays           map[replayKey]float64
 }
 
 // keep adds rd to the kept rounds.
@@ -65,6 +73,10 @@ func (rs *roundSet) keep(rd round, keys []key) {
 	if rd.line > 0 {
 		rs.line = append(rs.line, rd.line)
 	}
+	if rd.migrated {
+		rs.lockMig = append(rs.lockMig, rd.lockMig)
+		rs.chunkMig = append(rs.chunkMig, rd.chunkMig)
+	}
 	for _, k := range keys {
 		rs.par[k] = append(rs.par[k], rd.par[k])
 		rs.parCPU[k] = append(rs.parCPU[k], rd.parCPU[k])
@@ -72,6 +84,16 @@ func (rs *roundSet) keep(rd round, keys []key) {
 	for rk, p := range rd.replays {
 		rs.replays[rk] = append(rs.replays[rk], p)
 	}
+}
+
+// lineCosts returns ov with LockMigrateNs and ChunkMigrateNs the
+// medians of the rounds' (unchanged where no round measured them).
+func (rs *roundSet) lineCosts(ov machine.Overheads) machine.Overheads {
+	if len(rs.lockMig) > 0 {
+		ov.LockMigrateNs = robust.Median(rs.lockMig)
+		ov.ChunkMigrateNs = robust.Median(rs.chunkMig)
+	}
+	return ov
 }
 
 // unsettled reports whether a median that counts has not settled
@@ -123,7 +145,7 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 		// One wait for quiet cores per round of runs.
 		m.quiet(ctx, maxThreads)
 		meter := hostload.Start()
-		rd, err := m.round(sub, tr, keys, opt, procs, rs.replayErr)
+		rd, err := m.round(ctx, sub, tr, keys, opt, procs, rs.replayErr)
 		m.timed.Add(meter.Stop())
 		if err != nil {
 			return nil, err
@@ -152,8 +174,12 @@ func (m *measurer) rounds(ctx context.Context, sub subject, tr *tree.Tree, keys 
 // memory probe run where sub is probed (its burden factors, pooled over
 // the probe runs so far, then go to the replays), then every measuring
 // emulator's replay of every key it predicts (see roundSet), noting in
-// replayErr the keys it cannot.
-func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Options, procs int, replayErr map[replayKey]error) (round, error) {
+// replayErr the keys it cannot. With Config.LinesNow it also measures,
+// right after the parallel runs, the overheads that follow a cache
+// line's move (calibrate.MeasureLineCosts without spawn: a few tens of
+// milliseconds), so that ff is charged their medians over the rounds, as
+// the real speedups are.
+func (m *measurer) round(ctx context.Context, sub subject, tr *tree.Tree, keys []key, opt emulate.Options, procs int, replayErr map[replayKey]error) (round, error) {
 	runtime.GOMAXPROCS(procs)
 	rd := round{par: make(map[key]float64, len(keys)), parCPU: make(map[key]float64, len(keys)), replays: map[replayKey]float64{}}
 	base := sub.serial
@@ -172,6 +198,13 @@ func (m *measurer) round(sub subject, tr *tree.Tree, keys []key, opt emulate.Opt
 	// The cost of a cache line's move right after the parallel runs,
 	// as the machine moved them for those runs.
 	rd.line = calibrate.LineMoveNs()
+	if m.cfg.LinesNow {
+		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, false)
+		if err != nil {
+			return rd, err
+		}
+		rd.migrated, rd.lockMig, rd.chunkMig = true, ov.LockMigrateNs, ov.ChunkMigrateNs
+	}
 	if sub.probes != nil {
 		if err := m.probe(sub, tr); err != nil {
 			return rd, err

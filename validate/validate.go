@@ -76,13 +76,15 @@ type Config struct {
 	// per measurement). Zero does not wait or check.
 	QuietWait time.Duration
 	// LinesNow has ff charge, for each sample, the cache-line costs
-	// (Overheads.LockMigrateNs and ChunkMigrateNs, and SpawnNs and
-	// SpawnRunNs where it runs a spawn schedule) measured right after
-	// its rounds of real runs (calibrate.MeasureLineCosts) instead of
-	// the machine profile's: on a machine that moves cache lines at
-	// different speeds at different times (cloud VMs), the comparison
-	// then tests the model against the machine the runs met. Row.LineNs
-	// is measured either way.
+	// measured beside its real runs instead of the machine profile's:
+	// Overheads.LockMigrateNs and ChunkMigrateNs measured after each
+	// round's parallel runs (calibrate.MeasureLineCosts), their medians
+	// over the rounds as the real speedups are, and SpawnNs and
+	// SpawnRunNs, where it runs a spawn schedule, measured after its
+	// rounds (calibrate.MeasureSpawnCosts). On a machine that moves
+	// cache lines at different speeds at different times (cloud VMs),
+	// the comparison then tests the model against the machine the runs
+	// met. Row.LineNs is measured either way.
 	LinesNow bool
 	// Examples validates the real kernels of package kernels
 	// instead of generated samples.

@@ -1,0 +1,77 @@
+package validate
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/parallel-prophet/prophet/annotate"
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// TestLineCosts checks that ff is charged the medians of the cache-line
+// costs the rounds measured, and the profile's where none did.
+func TestLineCosts(t *testing.T) {
+	prof := machine.Default().Overheads
+	for _, c := range []struct {
+		name              string
+		lock, chunk       []float64
+		wantLock, wantChk float64
+	}{
+		{"none measured", nil, nil, prof.LockMigrateNs, prof.ChunkMigrateNs},
+		{"one round", []float64{240}, []float64{100}, 240, 100},
+		// A round after which the machine had switched modes does not
+		// set the costs of the other four.
+		{"a switch", []float64{40, 42, 250, 39, 41}, []float64{5, 6, 110, 4, 7}, 41, 6},
+	} {
+		rs := &roundSet{lockMig: c.lock, chunkMig: c.chunk}
+		got := rs.lineCosts(prof)
+		if got.LockMigrateNs != c.wantLock || got.ChunkMigrateNs != c.wantChk {
+			t.Errorf("%s: lock %v, chunk %v; want %v, %v", c.name, got.LockMigrateNs, got.ChunkMigrateNs, c.wantLock, c.wantChk)
+		}
+		want := prof
+		want.LockMigrateNs, want.ChunkMigrateNs = got.LockMigrateNs, got.ChunkMigrateNs
+		if got != want {
+			t.Errorf("%s: other overheads changed", c.name)
+		}
+	}
+}
+
+// TestRoundsMeasureLineCosts checks that with Config.LinesNow every
+// kept round of real runs measures the cache-line costs after its
+// parallel runs, and that without it none does.
+func TestRoundsMeasureLineCosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times real runs")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	p, err := Generate(Fine, SampleSeed(1, Fine, 0), 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := annotate.Record(p.Serial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := subject{test: Fine, reset: func() {}, serial: p.Serial, plain: p.SerialPlain, parallel: p.Parallel, check: func() error { return nil }}
+	keys := []key{{par.Schedule{Policy: par.Static}, min(2, runtime.NumCPU())}}
+	for _, linesNow := range []bool{false, true} {
+		cfg := Config{Repeats: 3, MaxRepeats: 3, LinesNow: linesNow}
+		m := &measurer{cfg: cfg, threads: []int{keys[0].t}, opt: emulate.Options{Overheads: machine.Default().Overheads}, noted: map[string]bool{}}
+		rs, err := m.rounds(context.Background(), sub, tr, keys, m.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// On one core the costs are measured as 0 (no line moves
+		// between cores), and kept all the same.
+		want := 0
+		if linesNow {
+			want = len(rs.serial)
+		}
+		if len(rs.lockMig) != want || len(rs.chunkMig) != want {
+			t.Errorf("LinesNow %v: %d and %d rounds measured the line costs, want %d (of %d kept)", linesNow, len(rs.lockMig), len(rs.chunkMig), want, len(rs.serial))
+		}
+	}
+}
