@@ -665,7 +665,11 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 	if rp := p.opt.Repeat; rp != nil {
 		rp.finish()
 		if rp.runs > 1 && rp.off == "" {
-			clockNote += fmt.Sprintf("; every interval the shortest of %d recordings", rp.runs)
+			if rp.Capped() {
+				clockNote += fmt.Sprintf("; every interval of its first %d events the shortest of %d recordings", rp.Events(), rp.runs)
+			} else {
+				clockNote += fmt.Sprintf("; every interval the shortest of %d recordings", rp.runs)
+			}
 		}
 	}
 	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs

@@ -27,12 +27,79 @@ import (
 // that differs, the rest of that recording keeps its own lengths, and
 // Mismatch says so; a caller then does better to keep the recording with
 // the least total work. Counters and the tree's other Meta are each
-// recording's own. A Repeat keeps 40 bytes per event.
+// recording's own.
+//
+// A Repeat keeps 40 bytes per event, for the first MaxRepeatEvents
+// events of a recording only (the recorded program carries them): a
+// loop of 10^8 tasks makes 2·10^8 events, 8 GB. Past them the first
+// recording keeps no more, and each later one pools its events up to
+// there and keeps its own lengths after (Capped says so); Mismatch
+// stays "".
 type Repeat struct {
-	ev   []repEvent
+	ev   repEvents
 	runs int    // recordings finished
 	pos  int    // events of the current recording seen
 	off  string // why the current recording does not pool
+	// max is the most events kept; 0 means MaxRepeatEvents (tests set
+	// less).
+	max int
+}
+
+// MaxRepeatEvents is how many events of a recording a Repeat pools at
+// most: 160 MiB of them, the events of a loop of about two million
+// tasks.
+const MaxRepeatEvents = 1 << 22
+
+// limit returns the most events r keeps.
+func (r *Repeat) limit() int {
+	if r.max > 0 {
+		return r.max
+	}
+	return MaxRepeatEvents
+}
+
+// Capped reports whether r holds the first recording's events only up
+// to its limit (MaxRepeatEvents): a later recording pools those and
+// keeps its own lengths after them.
+func (r *Repeat) Capped() bool {
+	n := r.ev.len()
+	return n >= r.limit() && r.ev.at(n-1).op != opStop
+}
+
+// Events returns the number of events r pools.
+func (r *Repeat) Events() int { return r.ev.len() }
+
+// repBlock is how many events a block of repEvents holds.
+const repBlock = 1 << 16
+
+// repEvents holds events in blocks of repBlock, so that keeping more
+// never copies those kept (a slice grown by append copies its whole
+// contents each time it fills, and holds both copies meanwhile).
+type repEvents struct {
+	blocks [][]repEvent
+	n      int
+}
+
+func (v *repEvents) len() int { return v.n }
+
+// at returns event i (< len).
+func (v *repEvents) at(i int) *repEvent { return &v.blocks[i/repBlock][i%repBlock] }
+
+// add appends e.
+func (v *repEvents) add(e repEvent) {
+	if v.n%repBlock == 0 && v.n/repBlock == len(v.blocks) {
+		v.blocks = append(v.blocks, make([]repEvent, repBlock))
+	}
+	v.blocks[v.n/repBlock][v.n%repBlock] = e
+	v.n++
+}
+
+// reset empties v, keeping its first block.
+func (v *repEvents) reset() {
+	if len(v.blocks) > 1 {
+		v.blocks = v.blocks[:1]
+	}
+	v.n = 0
 }
 
 // repEvent is one event of the first recording with the shortest length
@@ -56,7 +123,7 @@ func (r *Repeat) begin() {
 	r.pos, r.off = 0, ""
 	if r.runs == 0 {
 		// A first recording that failed leaves no events behind.
-		r.ev = r.ev[:0]
+		r.ev.reset()
 	}
 }
 
@@ -69,7 +136,9 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 	i := r.pos
 	r.pos++
 	if r.runs == 0 {
-		r.ev = append(r.ev, repEvent{ns: ns, name: rec.name, arg: rec.arg, op: rec.op})
+		if i < r.limit() {
+			r.ev.add(repEvent{ns: ns, name: rec.name, arg: rec.arg, op: rec.op})
+		}
 		return
 	}
 	if r.off != "" {
@@ -77,8 +146,15 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 	}
 	// Every recording ends with its one Stop event, so a recording
 	// that matches the first event for event has as many events: it
-	// can neither run past the first's events nor stop short of them.
-	e := &r.ev[i]
+	// can run past the first's events only where they were capped,
+	// and then keeps its own lengths after them.
+	if i >= r.ev.len() {
+		if !r.Capped() {
+			r.off = fmt.Sprintf("it has more events than the first, %d", r.ev.len())
+		}
+		return
+	}
+	e := r.ev.at(i)
 	// A SecEnd's arg carries its counter sample's index, which may
 	// differ between recordings; only its nowait bit must match.
 	arg, earg := rec.arg, e.arg

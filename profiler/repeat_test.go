@@ -106,3 +106,43 @@ func TestRepeatMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatCapped checks a pool capped at fewer events than a
+// recording has: the first recording keeps only the events up to the
+// cap, a later one pools those (each interval the shorter of the two)
+// and keeps its own lengths after them, without a mismatch; a pool that
+// holds a whole recording is not capped, and one recording running past
+// it is a mismatch.
+func TestRepeatCapped(t *testing.T) {
+	rp := &Repeat{max: 4}
+	first := recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
+	if want := []int64{1000, 200, 300, 400, 500, 200, 300, 400, 500, 100, 70}; !slices.Equal(first, want) {
+		t.Fatalf("first recording: leaves %v, want %v", first, want)
+	}
+	if rp.Events() != 4 || !rp.Capped() {
+		t.Fatalf("first recording: %d events kept, capped %v; want 4, true", rp.Events(), rp.Capped())
+	}
+	// The second is shorter in the second, third and sixth intervals,
+	// longer in the fourth: only the first four are pooled.
+	second := recordWith(t, rp, 1, loopEvents([9]int64{1000, 150, 250, 900, 500, 100, 300, 400, 480}, 1), 60)
+	if want := []int64{1000, 150, 250, 400, 500, 100, 300, 400, 480, 100, 60}; !slices.Equal(second, want) {
+		t.Errorf("second recording: leaves %v, want %v", second, want)
+	}
+	if rp.Mismatch() != "" {
+		t.Errorf("second recording: mismatch %q past a capped pool", rp.Mismatch())
+	}
+
+	// A whole recording (eleven events with the section's end and the
+	// Stop) under the cap: not capped, and a later recording with more
+	// events is a mismatch.
+	whole := &Repeat{max: 11}
+	recordWith(t, whole, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
+	if whole.Events() != 11 || whole.Capped() {
+		t.Fatalf("whole recording: %d events kept, capped %v; want 11, false", whole.Events(), whole.Capped())
+	}
+	longer := append(loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), record{t: 50, op: opTaskBegin, name: "a"}, record{t: 50, op: opTaskEnd})
+	recordWith(t, whole, 1, longer, 70)
+	if whole.Mismatch() == "" {
+		t.Error("a recording with more events than a whole pool: no mismatch")
+	}
+}

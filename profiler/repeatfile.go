@@ -14,10 +14,6 @@ import (
 const (
 	repeatMagic   = "PPRP"
 	repeatVersion = 1
-	// maxRepeatEvents bounds what ReadRepeat accepts, so that a damaged
-	// file cannot make it allocate without limit (1<<32 events is 160
-	// GiB of Repeat, far beyond any recording).
-	maxRepeatEvents = 1 << 32
 )
 
 // WriteTo writes r as it stands after its recordings so far (the pooled
@@ -28,7 +24,8 @@ const (
 func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
 	names := map[string]uint64{}
 	var table []string
-	for _, e := range r.ev {
+	for i := range r.ev.len() {
+		e := r.ev.at(i)
 		if _, ok := names[e.name]; !ok {
 			names[e.name] = uint64(len(table))
 			table = append(table, e.name)
@@ -43,11 +40,12 @@ func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
 	for _, s := range table {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(r.ev)))
+	b = binary.AppendUvarint(b, uint64(r.ev.len()))
 	if _, err := cw.Write(b); err != nil {
 		return cw.n, err
 	}
-	for _, e := range r.ev {
+	for i := range r.ev.len() {
+		e := r.ev.at(i)
 		b = append(b[:0], byte(e.op))
 		b = binary.AppendUvarint(b, names[e.name])
 		b = binary.AppendVarint(b, e.arg)
@@ -62,7 +60,9 @@ func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, nil
 }
 
-// ReadRepeat reads a Repeat written by WriteTo.
+// ReadRepeat reads a Repeat written by WriteTo. A file that counts more
+// events (or names) than a Repeat keeps, MaxRepeatEvents, is refused as
+// damaged, so that it cannot make ReadRepeat allocate without limit.
 func ReadRepeat(rd io.Reader) (*Repeat, error) {
 	br := bufio.NewReader(rd)
 	head := make([]byte, len(repeatMagic)+1)
@@ -88,7 +88,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		return nil, err
 	}
 	nt, err := binary.ReadUvarint(br)
-	if err != nil || nt > maxRepeatEvents {
+	if err != nil || nt > MaxRepeatEvents {
 		return nil, fmt.Errorf("reading pooled recordings: bad name count (%v)", noEOF(err))
 	}
 	var table []string
@@ -100,7 +100,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		table = append(table, s)
 	}
 	n, err := binary.ReadUvarint(br)
-	if err != nil || n > maxRepeatEvents {
+	if err != nil || n > MaxRepeatEvents {
 		return nil, fmt.Errorf("reading pooled recordings: bad event count (%v)", noEOF(err))
 	}
 	for i := uint64(0); i < n; i++ {
@@ -124,7 +124,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || ns < 0 || math.IsInf(ns, 0) {
 			return nil, fmt.Errorf("reading pooled recordings: event %d out of range", i+1)
 		}
-		r.ev = append(r.ev, repEvent{ns: ns, name: table[k], arg: arg, op: op(o)})
+		r.ev.add(repEvent{ns: ns, name: table[k], arg: arg, op: op(o)})
 	}
 	return &r, nil
 }

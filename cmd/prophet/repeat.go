@@ -42,8 +42,44 @@ func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int,
 		}
 		t, pooled = next, i
 	}
-	fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
+	if events, capped := poolCapped(poolPath); capped {
+		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings over their first %d events, the most a pool keeps (%s of memory in the recorded program): each of those intervals at the shortest any of them took, the rest the last recording's\n", pooled, events, poolMemory(events))
+	} else {
+		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
+	}
 	return t, pooled, nil
+}
+
+// poolCapped returns how many events of the recordings the pool file at
+// path pools and whether that is fewer than they have (profiler.Repeat
+// keeps at most MaxRepeatEvents); false where the file cannot be read.
+func poolCapped(path string) (events int, capped bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	rp, err := profiler.ReadRepeat(f)
+	if err != nil {
+		return 0, false
+	}
+	return rp.Events(), rp.Capped()
+}
+
+// poolMemory is what a pool of events events takes in the recorded
+// program, for people.
+func poolMemory(events int) string {
+	return fmt.Sprintf("%d MiB", (events*repeatEventBytes+1<<20-1)>>20)
+}
+
+// repeatEventBytes is what profiler.Repeat keeps per event.
+const repeatEventBytes = 40
+
+// recordedEvents estimates the annotation events that recorded t: a
+// begin and an end per task, section and critical section, and the Stop.
+func recordedEvents(t *tree.Tree) int64 {
+	tot := t.Totals()
+	return 2*(tot.Tasks+tot.Sections+tot.Locks) + 1
 }
 
 // poolOne makes recording i of n for poolRecordings and, where it pooled,
@@ -104,8 +140,12 @@ func spikeHint(t *tree.Tree) string {
 	if n == 1 {
 		what = "1 task looks"
 	}
-	return fmt.Sprintf("prophet: %s struck by an interrupt or a garbage collection while recorded (%s, %.1f%% of the work): a schedule that gives them to one thread is predicted slower than it runs; prophet run --repeat 3 pools recordings to leave them out",
-		what, tree.FormatNs(excess), 100*float64(excess)/float64(work))
+	how := "prophet run --repeat 3 pools recordings to leave them out"
+	if ev := recordedEvents(t); ev > profiler.MaxRepeatEvents {
+		how = fmt.Sprintf("prophet run --repeat 3 pools recordings to leave them out, but only over their first %d events (about %d tasks), the most a pool keeps, of this one's %d", profiler.MaxRepeatEvents, profiler.MaxRepeatEvents/2, ev)
+	}
+	return fmt.Sprintf("prophet: %s struck by an interrupt or a garbage collection while recorded (%s, %.1f%% of the work): a schedule that gives them to one thread is predicted slower than it runs; %s",
+		what, tree.FormatNs(excess), 100*float64(excess)/float64(work), how)
 }
 
 // poolMismatch returns why the last recording pooled through the file at

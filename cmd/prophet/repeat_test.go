@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/parallel-prophet/prophet/profiler"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
@@ -23,5 +25,27 @@ func TestSpikeHint(t *testing.T) {
 	long := tree.New(tree.Sec("s", tree.Run(5000000, tree.Task("t", tree.U(600))), tree.Task("t", tree.U(300600))))
 	if h := spikeHint(long); h != "" {
 		t.Errorf("long loop: hint %q", h)
+	}
+	// A loop of more tasks than a pool keeps events for: the hint says
+	// that --repeat pools only the first of them.
+	huge := tree.New(tree.Sec("s", tree.Run(3_000_000, tree.Task("t", tree.U(600))), tree.Task("t", tree.U(20_000_600))))
+	if got, want := recordedEvents(huge), int64(2*(3_000_001+1)+1); got != want {
+		t.Errorf("huge loop: %d events, want %d", got, want)
+	}
+	if h := spikeHint(huge); !strings.Contains(h, "--repeat") || !strings.Contains(h, "only over their first 4194304 events") || !strings.Contains(h, "6000005") {
+		t.Errorf("huge loop: hint %q, want --repeat over the first events only", h)
+	}
+	if h := spikeHint(struck); strings.Contains(h, "only over") {
+		t.Errorf("struck loop: hint %q says a pool would not hold it", h)
+	}
+}
+
+// TestRunHelpPoolLimit keeps prophet run's help in step with how many
+// events a pool of recordings keeps.
+func TestRunHelpPoolLimit(t *testing.T) {
+	n := profiler.MaxRepeatEvents
+	want := strings.TrimLeft(fmt.Sprintf("%d,%03d,%03d", n/1_000_000, n/1000%1000, n%1000), "0,")
+	if help := strings.Join(strings.Fields(runCommand().long), " "); !strings.Contains(help, "keeps the first "+want+" events") {
+		t.Errorf("prophet run --help does not say that a pool keeps the first %s events", want)
 	}
 }

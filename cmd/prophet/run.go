@@ -46,10 +46,13 @@ later runs' output not shown) and pools the recordings (the
 PROPHET_REPEAT environment variable): every interval at the shortest any
 recording took, which leaves such hiccups out and lets runs of identical
 tasks compress further. The program must do the same work each time;
-where a recording differs from the first, pooling stops there. After a
-single recording, prophet run suggests --repeat where tasks that look
-struck (three times their section's median task, and 5 µs more) hold
-0.5% of the work or more.
+where a recording differs from the first, pooling stops there. The pool
+lives in the recorded program, 40 bytes an annotation event, and keeps
+the first 4,194,304 events (160 MiB, a loop of about two million tasks):
+past them, the intervals are the last recording's, and prophet run says
+so. After a single recording, prophet run suggests --repeat where tasks
+that look struck (three times their section's median task, and 5 µs
+more) hold 0.5% of the work or more.
 
 The memory probe (--memory-probe) runs beside the recording: bandwidth
 bandits stream on the other cores beside some runs of each top-level
