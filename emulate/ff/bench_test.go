@@ -115,6 +115,18 @@ func BenchmarkSpawnFeed(b *testing.B) {
 	benchSection(b, sec, 2, "spawn", machine.Overheads{SpawnNs: 100})
 }
 
+// BenchmarkSpawnFeedRuns is BenchmarkSpawnFeed on 20,000 runs of 50
+// tasks, their lengths alternating between 1,000 and 1,010 ns, as a
+// recording breaks a regular loop into runs: the spawner queues an
+// entry per run, 20,000 of them by the end, ahead of the other core.
+func BenchmarkSpawnFeedRuns(b *testing.B) {
+	runs := make([]*tree.Node, 20000)
+	for i := range runs {
+		runs[i] = tree.Run(50, tree.Task("t", tree.U(int64(1000+10*(i%2)))))
+	}
+	benchSection(b, tree.Sec("runs", runs...), 2, "spawn", machine.Overheads{SpawnNs: 100})
+}
+
 // BenchmarkSpawnCycles emulates 10^6 spawned tasks of 362 ns on 4
 // threads with a spawn that costs more than a task and a wake-up that
 // costs much more (the spawn cycles of spawnCycle).

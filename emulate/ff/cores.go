@@ -1,6 +1,8 @@
 package ff
 
 import (
+	"math"
+
 	"github.com/parallel-prophet/prophet/emulate"
 )
 
@@ -34,6 +36,46 @@ func (e *readyEntry) count() int64 {
 type readyQueue struct {
 	entries ring[readyEntry]
 	total   int // goroutines
+	// pure counts the entries that are fresh goroutines of a pure task
+	// (of any team), breaks the neighbouring entries of different
+	// teams, and pureWork is the least task work (unburdened) of the
+	// pure entries queued since the queue was last empty: a lower bound
+	// of the queued ones'. spawnAhead reads them (allPure) instead of
+	// going through the queue, which a spawner that outruns the cores
+	// fills with an entry per run of the whole loop.
+	pure, breaks int
+	pureWork     float64
+}
+
+// isPure reports whether e is a fresh entry of goroutines of a pure
+// task, of any team.
+func isPure(e *readyEntry) bool { return e.g == nil && e.run != nil && e.run.pure }
+
+// added accounts for the entry just queued at the front (front) or the
+// back (see pure).
+func (q *readyQueue) added(front bool) {
+	n := q.entries.len()
+	e, nb := q.at(n-1), n-2 // the entry and its neighbour
+	if front {
+		e, nb = q.at(0), 1
+	}
+	if n == 1 {
+		q.pureWork = math.Inf(1)
+	} else if q.at(nb).team != e.team {
+		q.breaks++
+	}
+	if isPure(e) {
+		q.pure++
+		q.pureWork = min(q.pureWork, e.run.work)
+	}
+}
+
+// allPure reports whether every queued entry is a fresh goroutine of a
+// pure task of tm (freshPure), and returns a lower bound of their
+// tasks' work.
+func (q *readyQueue) allPure(tm *team) (bool, float64) {
+	n := q.entries.len()
+	return n > 0 && q.pure == n && q.breaks == 0 && q.at(0).team == tm, q.pureWork
 }
 
 // len returns the number of goroutines queued.
@@ -46,16 +88,24 @@ func (q *readyQueue) at(i int) *readyEntry { return q.entries.at(i) }
 func (q *readyQueue) pushBack(g *gor) {
 	q.entries.pushBack(readyEntry{g: g})
 	q.total++
+	q.added(false)
 }
 
 // pushFront queues g at the front.
 func (q *readyQueue) pushFront(g *gor) {
 	q.entries.pushFront(readyEntry{g: g})
 	q.total++
+	q.added(true)
 }
 
 // dropFront removes the front entry, which stood for n goroutines.
 func (q *readyQueue) dropFront(n int64) {
+	if e := q.at(0); isPure(e) {
+		q.pure--
+	}
+	if q.entries.len() > 1 && q.at(0).team != q.at(1).team {
+		q.breaks--
+	}
 	q.entries.popFront()
 	q.total -= int(n)
 }
@@ -86,6 +136,7 @@ func freshPure(e *readyEntry, tm *team) bool {
 func (q *readyQueue) clear() {
 	q.entries.clear()
 	q.total = 0
+	q.pure, q.breaks = 0, 0
 }
 
 // pushFresh queues n fresh goroutines of run r's task (spawnRun's batch,
@@ -115,6 +166,7 @@ func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, from int) 
 	e.pinCore, e.pinSeq = s.pin(from)
 	q.entries.pushBack(e)
 	q.total += int(n)
+	q.added(false)
 }
 
 // popReady takes the goroutine at the front of the ready queue.
