@@ -21,11 +21,12 @@ const predictGCPercent = 400
 // tasks took 73 MB without a limit).
 const predictMemoryFloor = 32 << 20
 
-// predictLiveFactor: where the live heap grows past a third of the
-// limit (a profile whose compact copies take tens of megabytes), the
-// limit follows it at three times, so that the collector does not run
-// all the time to stay under it.
-const predictLiveFactor = 3
+// predictLiveFactor: where the live heap grows past half the limit (a
+// profile whose compact copies and ready queues take tens of megabytes),
+// the limit follows it at twice that, so that the collector does not run
+// all the time to stay under it, and the process stays within about
+// twice what it needs.
+const predictLiveFactor = 2
 
 // liveHeap is the runtime metric of the bytes a finished collection
 // found live.

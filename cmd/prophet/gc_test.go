@@ -29,7 +29,7 @@ func TestRelaxedGC(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != predictMemoryFloor {
 		t.Errorf("soft limit %d, want %d", got, predictMemoryFloor)
 	}
-	// 40 MB live: the limit follows to three times that.
+	// 40 MB live: the limit follows to predictLiveFactor times that.
 	live := make([]byte, 40<<20)
 	for i := range live {
 		live[i] = byte(i)
