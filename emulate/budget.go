@@ -10,6 +10,19 @@ import (
 // the Budget of its Options ran out before it was done.
 var ErrOverBudget = errors.New("over the emulation budget")
 
+// ErrTooLarge matches (errors.Is) the error an emulation returns when it
+// would hold more at once than its emulator keeps (ff: goroutines, most
+// of them waiting for a lock, one for every task of a spawn loop whose
+// spawner outruns the lock): a bound on memory, as the Budget is on time.
+// RunSweep leaves such a row out with a note, as it does one over budget;
+// a larger budget does not help.
+var ErrTooLarge = errors.New("too large to emulate")
+
+// leftOut reports whether err is one RunSweep leaves its row out for.
+func leftOut(err error) bool {
+	return errors.Is(err, ErrOverBudget) || errors.Is(err, ErrTooLarge)
+}
+
 // A Budget bounds the work of a set of predictions in all: the steps
 // their emulations take (an event, or a tree node walked past), which
 // any number of emulations, on any number of goroutines, spend from it

@@ -100,3 +100,45 @@ func TestRunSweepOverBudget(t *testing.T) {
 		t.Error("a second row of a budget made for one found steps left")
 	}
 }
+
+// hoarder fails with ErrTooLarge at 4 threads or more, and runs out of
+// its budget with spawn.
+type hoarder struct{}
+
+func (hoarder) Name() string { return "hoarder" }
+
+func (hoarder) Section(sec *tree.Node, threads int, s par.Schedule, _ float64, opt Options) (Section, error) {
+	if s.Policy == par.Spawn {
+		return Section{}, fmt.Errorf("section %q: %w of 10 steps", sec.Name, ErrOverBudget)
+	}
+	if threads >= 4 {
+		return Section{}, fmt.Errorf("%w: more than 8 goroutines at once", ErrTooLarge)
+	}
+	return Section{ParallelNs: float64(tree.Work(sec)) / float64(threads)}, nil
+}
+
+// TestRunSweepTooLarge checks that RunSweep leaves out the rows too large
+// to emulate, as it does those over budget, with a note that says why
+// and does not send the user to --budget.
+func TestRunSweepTooLarge(t *testing.T) {
+	tr := tree.New(tree.Sec("s", tree.Run(100, tree.Task("t", tree.U(10)))))
+	st := []par.Schedule{{Policy: par.Static}, {Policy: par.Spawn}}
+	sw, err := RunSweep(tr, []SectionEmulator{hoarder{}}, []int{1, 2, 4, 8}, st, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range sw.Results {
+		got = append(got, fmt.Sprintf("%s/%d", r.Schedule, r.Threads))
+	}
+	if fmt.Sprint(got) != "[static/1 static/2]" {
+		t.Errorf("rows %v, want [static/1 static/2]", got)
+	}
+	want := []string{
+		`left out: hoarder static at 4 and 8 threads (section "s": too large to emulate: more than 8 goroutines at once)`,
+		"left out, over their share of the emulation budget: hoarder spawn at 1, 2, 4 and 8 threads (raise --budget to predict them)",
+	}
+	if fmt.Sprint(sw.Notes) != fmt.Sprint(want) {
+		t.Errorf("notes %q, want %q", sw.Notes, want)
+	}
+}

@@ -78,6 +78,8 @@ type Sweep struct {
 type sweepJob struct {
 	s  par.Schedule
 	th int
+	// err is why a job left out was (over its budget, too large).
+	err error
 }
 
 // RunSweep predicts t for every emulator, schedule and thread count, in
@@ -86,8 +88,9 @@ type sweepJob struct {
 // if not nil, is called after each prediction with the number done and
 // the total (never concurrently, with done increasing). A prediction
 // that runs out of opt.Budget (each has a row's share of it, see
-// NewBudget) is left out with a note; one that fails otherwise fails the
-// sweep with a *RowError naming it.
+// NewBudget), or that is too large to emulate (ErrTooLarge), is left out
+// with a note; one that fails otherwise fails the sweep with a *RowError
+// naming it.
 //
 // The rows of an emulator that implements Cloner are predicted in
 // parallel on up to GOMAXPROCS goroutines, each with its own clone; the
@@ -148,10 +151,11 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 // runRows predicts jobs with e, in parallel when e is a Cloner (the
 // costliest first, or with cheapFirst the cheapest), and returns the
 // results in the order of jobs, leaving out the jobs that ran out of
-// their budget (returned as over, in the order of jobs: each prediction
-// spends a row's budget of opt.Budget). tick is called after each
-// prediction, never concurrently. The error returned is that of the
-// first failing job in order, other than running out of budget.
+// their budget or were too large to emulate (returned as over, in the
+// order of jobs, each with its error: each prediction spends a row's
+// budget of opt.Budget). tick is called after each prediction, never
+// concurrently. The error returned is that of the first failing job in
+// order, other than those.
 func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, cheapFirst bool, tick func()) (res []Result, over []sweepJob, err error) {
 	out := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
@@ -161,15 +165,17 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 		out[i], errs[i] = Predict(e, t, jobs[i].th, jobs[i].s, o)
 		o.Budget.release()
 	}
-	// collect returns the results, the jobs over budget and the first
-	// other error of the jobs done.
+	// collect returns the results, the jobs left out (over budget or
+	// too large) and the first other error of the jobs done.
 	collect := func() ([]Result, []sweepJob, error) {
 		for i, err := range errs {
 			switch {
 			case err == nil:
 				res = append(res, out[i])
-			case errors.Is(err, ErrOverBudget):
-				over = append(over, jobs[i])
+			case leftOut(err):
+				j := jobs[i]
+				j.err = err
+				over = append(over, j)
 			default:
 				return nil, nil, &RowError{Emulator: e.Name(), Schedule: jobs[i].s, Threads: jobs[i].th, Err: err}
 			}
@@ -203,7 +209,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 		}
 		for _, i := range order {
 			predict(e, i)
-			if errs[i] != nil && !errors.Is(errs[i], ErrOverBudget) {
+			if errs[i] != nil && !leftOut(errs[i]) {
 				break
 			}
 			tick()
@@ -241,7 +247,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 				i := order[k]
 				predict(ce, i)
 				mu.Lock()
-				if errs[i] != nil && !errors.Is(errs[i], ErrOverBudget) {
+				if errs[i] != nil && !leftOut(errs[i]) {
 					failed = true
 				} else {
 					tick()
@@ -255,15 +261,16 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 }
 
 // overBudgetNotes says which of emulator em's rows ran out of their
-// budget and were left out, one note for each schedule.
+// budget, or were too large to emulate, and were left out: one note for
+// each schedule and reason.
 func overBudgetNotes(em string, over []sweepJob) []string {
 	var notes []string
 	for len(over) > 0 {
-		s := over[0].s
+		s, large, why := over[0].s, errors.Is(over[0].err, ErrTooLarge), over[0].err
 		var th []int
 		rest := over[:0:0]
 		for _, j := range over {
-			if j.s == s {
+			if j.s == s && errors.Is(j.err, ErrTooLarge) == large {
 				th = append(th, j.th)
 			} else {
 				rest = append(rest, j)
@@ -271,6 +278,10 @@ func overBudgetNotes(em string, over []sweepJob) []string {
 		}
 		over = rest
 		sort.Ints(th)
+		if large {
+			notes = append(notes, fmt.Sprintf("left out: %s %s at %s threads (%v)", em, s, joinInts(th), why))
+			continue
+		}
 		notes = append(notes, fmt.Sprintf("left out, over their share of the emulation budget: %s %s at %s threads (raise --budget to predict them)", em, s, joinInts(th)))
 	}
 	return notes

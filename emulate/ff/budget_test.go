@@ -79,3 +79,34 @@ func TestLoneDynamic(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyGoroutines checks that an emulation that would hold more
+// goroutines at once than its bound fails with emulate.ErrTooLarge: a
+// spawn loop of short tasks on a lock, whose spawner outruns the lock
+// and parks a goroutine for nearly every task; and that the same loop
+// under a bound it stays within, or under a worksharing schedule (a
+// goroutine per thread), does not.
+func TestTooManyGoroutines(t *testing.T) {
+	sec := tree.Sec("loop", tree.Run(5000, tree.Task("t", tree.U(100), tree.L(1, 50), tree.U(100))))
+	ov := machine.Default().Overheads
+	for _, c := range []struct {
+		sched string
+		maxG  int
+		large bool
+	}{
+		{"spawn", 300, true},
+		{"spawn", 10000, false},
+		{"static", 8, false},
+		{"dynamic:1", 8, false},
+	} {
+		e := New()
+		e.maxG = c.maxG
+		_, err := e.section(sec, 2, sched(t, c.sched), 1, e.charges(ov), nil, 0, -1)
+		if got := errors.Is(err, emulate.ErrTooLarge); got != c.large {
+			t.Errorf("%s with at most %d goroutines: error %v, want too large: %v", c.sched, c.maxG, err, c.large)
+		}
+		if !c.large && err != nil {
+			t.Errorf("%s with at most %d goroutines: %v", c.sched, c.maxG, err)
+		}
+	}
+}

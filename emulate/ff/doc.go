@@ -281,4 +281,13 @@
 // with an error matching emulate.ErrOverBudget. The count is what the
 // emulation does, shortcuts included, so a regular loop that the closed
 // forms take in a few steps costs a few steps, whatever its task count.
+//
+// Memory is bounded likewise: an emulation holds at most MaxGoroutines
+// goroutines at once, and one that would hold more stops with an error
+// matching emulate.ErrTooLarge. What it holds otherwise follows the
+// compact tree and its runs, whatever the task count, but for the
+// goroutines themselves: a goroutine per task keeps one for every task
+// parked at a lock (a spawn loop of short tasks on a lock parks nearly
+// all of them, its spawner outrunning the lock), and one for every task
+// a core has taken from the ready queue.
 package ff

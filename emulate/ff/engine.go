@@ -96,6 +96,9 @@ type state struct {
 
 	waking int // core wake-ups in flight
 	wakes  int // core wake-ups with latency > 0 so far
+	// maxG bounds the goroutines the emulation holds at once (see
+	// Emulator.goroutineLimit; 0: MaxGoroutines).
+	maxG int
 
 	p        *prog
 	lockList []*mutex // by dense lock index
@@ -244,7 +247,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
 		infos: infos, gs: gs, free: free, coreSince: coreSince, coreSeq: coreSeq, teams: s.teams,
-		steppers: s.steppers[:0], stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, exactSpawn: s.exactSpawn, budget: s.budget,
+		steppers: s.steppers[:0], stepwise: s.stepwise, onlyPeriods: s.onlyPeriods, exactSpawn: s.exactSpawn, budget: s.budget, maxG: s.maxG,
 	}
 	if p50, p90 := ov.WakeP50Ns, ov.WakeP90Ns; wake > 0 && p50 > 0 && p90 > p50 && !math.IsInf(p90, 0) {
 		// The run's first hand-off takes the run's own quantile.

@@ -49,6 +49,24 @@ type Emulator struct {
 	// and the sharing of inert wake-up samples, exactSpawn the one
 	// shortcut that is not exact (spawnSkip) (for tests).
 	exactGrid, stepwise, exactSpawn bool
+	// maxG, when positive, replaces MaxGoroutines (for tests).
+	maxG int
+}
+
+// MaxGoroutines is how many goroutines one emulation holds at once at
+// the most (with their frames, some 400 MB); one that would hold more
+// fails with emulate.ErrTooLarge, which a sweep reports as a row left
+// out. Only a goroutine per task whose tasks wait in great numbers comes
+// near it: a spawn loop of short tasks on a lock parks one for nearly
+// every task, since the spawner outruns the lock.
+const MaxGoroutines = 1 << 20
+
+// goroutineLimit returns the most goroutines an emulation holds at once.
+func (e *Emulator) goroutineLimit() int {
+	if e.maxG > 0 {
+		return e.maxG
+	}
+	return MaxGoroutines
 }
 
 // New returns an Emulator with the default settings, which reuses its
@@ -215,6 +233,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	s.stepwise = e.stepwise
 	s.exactSpawn = e.exactSpawn
 	s.budget = ch.budget
+	s.maxG = e.goroutineLimit()
 	if inst >= 0 && len(lat) > 1 {
 		r, err := emulateOnce(s, p, threads, rule, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
 		r.runs = 1

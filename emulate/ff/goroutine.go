@@ -1,6 +1,8 @@
 package ff
 
 import (
+	"cmp"
+
 	"github.com/parallel-prophet/prophet/emulate"
 )
 
@@ -150,11 +152,18 @@ type team struct {
 	sec       *cnode
 }
 
+// newG returns a goroutine to use, a freed one where there is one. An
+// emulation that would hold more than s.maxG at once fails with
+// emulate.ErrTooLarge.
 func (s *state) newG() *gor {
 	if n := len(s.free); n > 0 {
 		g := s.free[n-1]
 		s.free = s.free[:n-1]
 		return g
+	}
+	if lim := cmp.Or(s.maxG, MaxGoroutines); len(s.gs) >= lim {
+		// The emulation stops at its next step; g serves till then.
+		s.fail("%w: more than %d goroutines at once (most of them waiting for a lock or a core)", emulate.ErrTooLarge, lim)
 	}
 	g := &gor{core: -1, pinCore: -1, id: int32(len(s.gs))}
 	s.gs = append(s.gs, g)
