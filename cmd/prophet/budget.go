@@ -84,12 +84,16 @@ func nestedSections(t *tree.Tree) float64 {
 }
 
 // overBudget adds what to do to an error of a prediction that went
-// over its budget (emulate.ErrOverBudget) outside a sweep, which
-// leaves such rows out itself: the timeline's, and whatif --sweep's
-// prediction of today's program. Other errors pass as they are.
+// over its budget (emulate.ErrOverBudget) or was too large to emulate
+// (emulate.ErrTooLarge) outside a sweep, which leaves such rows out
+// itself: the timeline's, and whatif --sweep's prediction of today's
+// program. Other errors pass as they are.
 func overBudget(err error) error {
-	if !errors.Is(err, emulate.ErrOverBudget) {
-		return err
+	switch {
+	case errors.Is(err, emulate.ErrOverBudget):
+		return fmt.Errorf("%w (about half a minute of one core): predict fewer thread counts or another schedule (spawn and errgroup take the most, a step or more per task), or raise --budget (0: no limit)", err)
+	case errors.Is(err, emulate.ErrTooLarge):
+		return fmt.Errorf("%w: predict another schedule (a goroutine per task keeps one for every task waiting at a lock, and a worksharing schedule one per thread)", err)
 	}
-	return fmt.Errorf("%w (about half a minute of one core): predict fewer thread counts or another schedule (spawn and errgroup take the most, a step or more per task), or raise --budget (0: no limit)", err)
+	return err
 }

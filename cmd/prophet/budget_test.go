@@ -43,6 +43,16 @@ func TestOverBudgetHint(t *testing.T) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
+	large := fmt.Errorf("section %q: %w: more than 1048576 goroutines at once", "loop", emulate.ErrTooLarge)
+	msg = overBudget(large).Error()
+	for _, want := range []string{`section "loop"`, "too large", "another schedule"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "--budget") {
+		t.Errorf("message %q sends a prediction too large to emulate to --budget", msg)
+	}
 	other := fmt.Errorf("some other failure")
 	if got := overBudget(other); got != other {
 		t.Errorf("another error came back as %v", got)

@@ -64,11 +64,11 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 		row := report.SweepRow{Region: r.Name, Best: math.Inf(-1)}
 		for _, ch := range changes {
 			v := math.NaN()
-			// A change that makes the tree too costly to emulate is
-			// left out, as one that does not apply is.
+			// A change that makes the tree too costly or too large to
+			// emulate is left out, as one that does not apply is.
 			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil && (share <= 0 || leastSteps(nt, emus, 1) <= share) {
 				switch v, err = predict(nt); {
-				case errors.Is(err, emulate.ErrOverBudget):
+				case errors.Is(err, emulate.ErrOverBudget), errors.Is(err, emulate.ErrTooLarge):
 					v = math.NaN()
 				case err != nil:
 					return sw, fmt.Errorf("%s: %w", ch(r.Name), err)
