@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -51,12 +52,7 @@ type Repeat struct {
 const MaxRepeatEvents = 1 << 22
 
 // limit returns the most events r keeps.
-func (r *Repeat) limit() int {
-	if r.max > 0 {
-		return r.max
-	}
-	return MaxRepeatEvents
-}
+func (r *Repeat) limit() int { return cmp.Or(r.max, MaxRepeatEvents) }
 
 // Capped reports whether r holds the first recording's events only up
 // to its limit (MaxRepeatEvents): a later recording pools those and

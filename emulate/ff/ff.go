@@ -1,6 +1,7 @@
 package ff
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sync"
@@ -62,12 +63,7 @@ type Emulator struct {
 const MaxGoroutines = 1 << 20
 
 // goroutineLimit returns the most goroutines an emulation holds at once.
-func (e *Emulator) goroutineLimit() int {
-	if e.maxG > 0 {
-		return e.maxG
-	}
-	return MaxGoroutines
-}
+func (e *Emulator) goroutineLimit() int { return cmp.Or(e.maxG, MaxGoroutines) }
 
 // New returns an Emulator with the default settings, which reuses its
 // working memory from one call to the next.
