@@ -100,7 +100,7 @@ func (q *readyQueue) pushFront(g *gor) {
 
 // dropFront removes the front entry, which stood for n goroutines.
 func (q *readyQueue) dropFront(n int64) {
-	if e := q.at(0); isPure(e) {
+	if isPure(q.at(0)) {
 		q.pure--
 	}
 	if q.entries.len() > 1 && q.at(0).team != q.at(1).team {
@@ -128,9 +128,7 @@ func (q *readyQueue) dropFresh(n int64) {
 
 // freshPure reports whether e is a fresh entry of goroutines of a pure
 // task of tm.
-func freshPure(e *readyEntry, tm *team) bool {
-	return e.g == nil && e.team == tm && e.run != nil && e.run.pure
-}
+func freshPure(e *readyEntry, tm *team) bool { return isPure(e) && e.team == tm }
 
 // clear empties the queue.
 func (q *readyQueue) clear() {

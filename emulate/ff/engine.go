@@ -96,8 +96,8 @@ type state struct {
 
 	waking int // core wake-ups in flight
 	wakes  int // core wake-ups with latency > 0 so far
-	// maxG bounds the goroutines the emulation holds at once (see
-	// Emulator.goroutineLimit; 0: MaxGoroutines).
+	// maxG bounds the goroutines the emulation holds at once (0:
+	// MaxGoroutines; see newG).
 	maxG int
 
 	p        *prog

@@ -1,7 +1,6 @@
 package ff
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"sync"
@@ -61,9 +60,6 @@ type Emulator struct {
 // near it: a spawn loop of short tasks on a lock parks one for nearly
 // every task, since the spawner outruns the lock.
 const MaxGoroutines = 1 << 20
-
-// goroutineLimit returns the most goroutines an emulation holds at once.
-func (e *Emulator) goroutineLimit() int { return cmp.Or(e.maxG, MaxGoroutines) }
 
 // New returns an Emulator with the default settings, which reuses its
 // working memory from one call to the next.
@@ -229,7 +225,7 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	s.stepwise = e.stepwise
 	s.exactSpawn = e.exactSpawn
 	s.budget = ch.budget
-	s.maxG = e.goroutineLimit()
+	s.maxG = e.maxG
 	if inst >= 0 && len(lat) > 1 {
 		r, err := emulateOnce(s, p, threads, rule, burden, ov, lat[rotated(inst, len(lat))], nil, 0, 0)
 		r.runs = 1
