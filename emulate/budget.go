@@ -18,8 +18,10 @@ var ErrOverBudget = errors.New("over the emulation budget")
 // a larger budget does not help.
 var ErrTooLarge = errors.New("too large to emulate")
 
-// leftOut reports whether err is one RunSweep leaves its row out for.
-func leftOut(err error) bool {
+// LeftOut reports whether err is one RunSweep leaves its row out for
+// (ErrOverBudget, ErrTooLarge), as should a caller predicting outside a
+// sweep that leaves out what cannot be emulated.
+func LeftOut(err error) bool {
 	return errors.Is(err, ErrOverBudget) || errors.Is(err, ErrTooLarge)
 }
 

@@ -143,7 +143,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			sort.Ints(skipped)
 			sw.Notes = append(sw.Notes, fmt.Sprintf("%s predicts up to %d threads on this machine; rows for %v threads come from the other emulators only", e.Name(), limit, skipped))
 		}
-		sw.Notes = append(sw.Notes, overBudgetNotes(e.Name(), over)...)
+		sw.Notes = append(sw.Notes, leftOutNotes(e.Name(), over)...)
 	}
 	return sw, nil
 }
@@ -172,7 +172,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 			switch {
 			case err == nil:
 				res = append(res, out[i])
-			case leftOut(err):
+			case LeftOut(err):
 				j := jobs[i]
 				j.err = err
 				over = append(over, j)
@@ -209,7 +209,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 		}
 		for _, i := range order {
 			predict(e, i)
-			if errs[i] != nil && !leftOut(errs[i]) {
+			if errs[i] != nil && !LeftOut(errs[i]) {
 				break
 			}
 			tick()
@@ -247,7 +247,7 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 				i := order[k]
 				predict(ce, i)
 				mu.Lock()
-				if errs[i] != nil && !leftOut(errs[i]) {
+				if errs[i] != nil && !LeftOut(errs[i]) {
 					failed = true
 				} else {
 					tick()
@@ -260,10 +260,10 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 	return collect()
 }
 
-// overBudgetNotes says which of emulator em's rows ran out of their
+// leftOutNotes says which of emulator em's rows ran out of their
 // budget, or were too large to emulate, and were left out: one note for
 // each schedule and reason.
-func overBudgetNotes(em string, over []sweepJob) []string {
+func leftOutNotes(em string, over []sweepJob) []string {
 	var notes []string
 	for len(over) > 0 {
 		s, large, why := over[0].s, errors.Is(over[0].err, ErrTooLarge), over[0].err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -68,7 +67,7 @@ func sweep(t *tree.Tree, a *analyze.Analysis, pl *plan) (report.Sweep, error) {
 			// emulate is left out, as one that does not apply is.
 			if nt, err := analyze.WhatIf(t, ch(r.Name)); err == nil && (share <= 0 || leastSteps(nt, emus, 1) <= share) {
 				switch v, err = predict(nt); {
-				case errors.Is(err, emulate.ErrOverBudget), errors.Is(err, emulate.ErrTooLarge):
+				case emulate.LeftOut(err):
 					v = math.NaN()
 				case err != nil:
 					return sw, fmt.Errorf("%s: %w", ch(r.Name), err)
