@@ -29,10 +29,10 @@ func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int,
 		fmt.Fprintf(e.stderr, "prophet: %s wrote no pool of its recording (%s): built with an annotate package older than prophet's? One recording kept\n", filepath.Base(argv[0]), annotate.EnvRepeat)
 		return t, 1, nil
 	}
-	pooled := 1
+	pooled, capped := 1, 0
 	for i := 2; i <= n; i++ {
 		fmt.Fprintf(e.stderr, "prophet: recording %d of %d (its output not shown)\n", i, n)
-		next, why, err := poolOne(argv, env, poolPath, profile, i, n)
+		next, c, why, err := poolOne(argv, env, poolPath, profile, i, n)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -40,40 +40,15 @@ func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int,
 			fmt.Fprintf(e.stderr, "prophet: recording %d of %d %s; the profile pools the %d before it\n", i, n, why, pooled)
 			return t, pooled, nil
 		}
-		t, pooled = next, i
+		t, pooled, capped = next, i, c
 	}
-	if events, capped := poolCapped(poolPath); capped {
-		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings over their first %d events, the most a pool keeps (%s of memory in the recorded program): each of those intervals at the shortest any of them took, the rest the last recording's\n", pooled, events, poolMemory(events))
+	if capped > 0 {
+		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings over their first %d events, the most a pool keeps: each of those intervals at the shortest any of them took, the rest the last recording's\n", pooled, capped)
 	} else {
 		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
 	}
 	return t, pooled, nil
 }
-
-// poolCapped returns how many events of the recordings the pool file at
-// path pools and whether that is fewer than they have (profiler.Repeat
-// keeps at most MaxRepeatEvents); false where the file cannot be read.
-func poolCapped(path string) (events int, capped bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	rp, err := profiler.ReadRepeat(f)
-	if err != nil {
-		return 0, false
-	}
-	return rp.Events(), rp.Capped()
-}
-
-// poolMemory is what a pool of events events takes in the recorded
-// program, for people.
-func poolMemory(events int) string {
-	return fmt.Sprintf("%d MiB", (events*repeatEventBytes+1<<20-1)>>20)
-}
-
-// repeatEventBytes is what profiler.Repeat keeps per event.
-const repeatEventBytes = 40
 
 // recordedEvents estimates the annotation events that recorded t: a
 // begin and an end per task, section and critical section, and the Stop.
@@ -83,44 +58,47 @@ func recordedEvents(t *tree.Tree) int64 {
 }
 
 // poolOne makes recording i of n for poolRecordings and, where it pooled,
-// moves its profile to profile and returns it. Where it did not, why
-// says what went wrong and pooling stops there; err is for what ends
-// prophet run itself (a signal, a profile that cannot be moved).
-func poolOne(argv, env []string, poolPath, profile string, i, n int) (next *tree.Tree, why string, err error) {
+// moves its profile to profile and returns it, with the number of
+// events the pool holds where it is capped (profiler.Repeat.Capped; else
+// 0). Where it did not pool, why says what went wrong and pooling stops
+// there; err is for what ends prophet run itself (a signal, a profile
+// that cannot be moved).
+func poolOne(argv, env []string, poolPath, profile string, i, n int) (next *tree.Tree, capped int, why string, err error) {
 	tmp, errName, cleanup, err := childFiles(filepath.Dir(profile), "repeat", ".ppt")
 	if err != nil {
-		return nil, "", fmt.Errorf("run: recording %d: %w", i, err)
+		return nil, 0, "", fmt.Errorf("run: recording %d: %w", i, err)
 	}
 	defer cleanup()
 	abs, err := filepath.Abs(tmp)
 	if err != nil {
-		return nil, "", fmt.Errorf("run: %w", err)
+		return nil, 0, "", fmt.Errorf("run: %w", err)
 	}
 	runErr, sig, err := recordChild(argv, env, abs, errName, nil, nil, nil)
 	switch {
 	case err != nil:
-		return nil, fmt.Sprintf("could not be run (%v)", err), nil
+		return nil, 0, fmt.Sprintf("could not be run (%v)", err), nil
 	case sig != nil:
-		return nil, "", &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
+		return nil, 0, "", &exitStatus{code: 130, msg: fmt.Sprintf("%v received during recording %d of %d; no profile written", sig, i, n)}
 	}
 	if msg := childError(errName); msg != "" {
-		return nil, "failed: " + msg, nil
+		return nil, 0, "failed: " + msg, nil
 	}
 	if runErr != nil {
 		_, how := childStatus(runErr)
-		return nil, how, nil
+		return nil, 0, how, nil
 	}
-	if mismatch := poolMismatch(poolPath); mismatch != "" {
-		return nil, fmt.Sprintf("did other work than the first (%s), which pooling needs to be the same", mismatch), nil
+	mismatch, capped := poolState(poolPath)
+	if mismatch != "" {
+		return nil, 0, fmt.Sprintf("did other work than the first (%s), which pooling needs to be the same", mismatch), nil
 	}
 	next, err = tree.ReadFile(abs)
 	if err != nil {
-		return nil, fmt.Sprintf("wrote no readable profile (%v)", err), nil
+		return nil, 0, fmt.Sprintf("wrote no readable profile (%v)", err), nil
 	}
 	if err := os.Rename(abs, profile); err != nil {
-		return nil, "", fmt.Errorf("run: recording %d: %w", i, err)
+		return nil, 0, "", fmt.Errorf("run: recording %d: %w", i, err)
 	}
-	return next, "", nil
+	return next, capped, "", nil
 }
 
 // spikeShare is the share of a profile's work in tasks that look struck
@@ -148,18 +126,22 @@ func spikeHint(t *tree.Tree) string {
 		what, tree.FormatNs(excess), 100*float64(excess)/float64(work), how)
 }
 
-// poolMismatch returns why the last recording pooled through the file at
+// poolState returns why the last recording pooled through the file at
 // path did not pool with the first ("" when it did), or the error that
-// kept the file from being read.
-func poolMismatch(path string) string {
+// kept the file from being read, and, where the pool is capped
+// (profiler.Repeat.Capped), how many events it holds (else 0).
+func poolState(path string) (mismatch string, capped int) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err.Error()
+		return err.Error(), 0
 	}
 	defer f.Close()
 	rp, err := profiler.ReadRepeat(f)
 	if err != nil {
-		return err.Error()
+		return err.Error(), 0
 	}
-	return rp.Mismatch()
+	if rp.Capped() {
+		capped = rp.Events()
+	}
+	return rp.Mismatch(), capped
 }
