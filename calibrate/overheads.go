@@ -336,10 +336,8 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 	if !spawn {
 		return ov, nil
 	}
-	if ov.SpawnNs, ov.SpawnRunNs, err = MeasureSpawnCosts(ctx); err != nil {
-		return ov, err
-	}
-	return ov, nil
+	ov.SpawnNs, ov.SpawnRunNs, err = MeasureSpawnCosts(ctx)
+	return ov, err
 }
 
 // MeasureSpawnCosts measures Overheads.SpawnNs and SpawnRunNs as

@@ -42,8 +42,8 @@ type replayKey struct {
 // them fall into the slow mode together.
 type roundSet struct {
 	serial, serialCPU []float64
-	// line holds each round's calibrate.LineMoveNs (none with one
-	// core).
+	// line holds each round's cost of a cache line's move (see
+	// Row.LineNs; none with one core).
 	line []float64
 	// lockMig and chunkMig hold each round's LockMigrateNs and
 	// ChunkMigrateNs, measured after its parallel runs with
@@ -196,14 +196,18 @@ func (m *measurer) round(ctx context.Context, sub subject, tr *tree.Tree, keys [
 	}
 	runtime.GOMAXPROCS(procs)
 	// The cost of a cache line's move right after the parallel runs,
-	// as the machine moved them for those runs.
-	rd.line = calibrate.LineMoveNs()
+	// as the machine moved them for those runs: with LinesNow the
+	// LockMigrateNs measured for ff, which is that cost, else a
+	// shorter measurement of it.
 	if m.cfg.LinesNow {
 		ov, err := calibrate.MeasureLineCosts(ctx, opt.Overheads, false)
 		if err != nil {
 			return rd, err
 		}
 		rd.migrated, rd.lockMig, rd.chunkMig = true, ov.LockMigrateNs, ov.ChunkMigrateNs
+		rd.line = ov.LockMigrateNs
+	} else {
+		rd.line = calibrate.LineMoveNs()
 	}
 	if sub.probes != nil {
 		if err := m.probe(sub, tr); err != nil {

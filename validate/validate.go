@@ -169,7 +169,8 @@ type Row struct {
 	BetaSource string  `json:"beta_source,omitempty"`
 	// LineNs is what a lock cost beyond an uncontended one when it and
 	// its data were last used on another core (calibrate.LineMoveNs,
-	// the machine profile's LockMigrateNs measured once), measured after
+	// the machine profile's LockMigrateNs measured once; with
+	// Config.LinesNow the LockMigrateNs measured for ff), measured after
 	// each round's parallel runs: the median over the rounds; 0 where
 	// not measured (one core).
 	LineNs float64 `json:"line_ns,omitempty"`
