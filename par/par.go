@@ -63,23 +63,15 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 	t := min(threads, n)
 	var run func(w int)
 	switch s.Policy {
-	case Static:
+	case Static, StaticChunk:
+		// The worker's chunks in its own loop, not through
+		// WorkerChunks' callback: a call per chunk costs a loop of fine
+		// tasks several nanoseconds a chunk (BenchmarkChunkBody), which
+		// a cyclic loop written by hand does not pay, nor ff charge.
 		run = func(w int) {
-			s.WorkerChunks(n, t, w, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					body(w, i)
-				}
-			})
-		}
-	case StaticChunk:
-		// WorkerChunks' assignment written out: a call per chunk
-		// through its callback costs a loop of fine tasks several
-		// nanoseconds a chunk (BenchmarkChunkBody), which a cyclic
-		// loop written by hand does not pay, nor ff charge.
-		c := max(s.Chunk, 1)
-		run = func(w int) {
-			for lo := w * c; lo < n; lo += t * c {
-				for i, hi := lo, min(lo+c, n); i < hi; i++ {
+			first, size, step := s.workerStride(n, t, w)
+			for lo := first; lo < n; lo += step {
+				for i, hi := lo, min(lo+size, n); i < hi; i++ {
 					body(w, i)
 				}
 			}

@@ -182,25 +182,32 @@ func (s Schedule) GuidedChunk(remaining, threads int) int {
 // worker, without visiting the other workers' chunks. For other policies
 // it panics.
 func (s Schedule) WorkerChunks(n, threads, worker int, fn func(lo, hi int)) {
+	first, size, step := s.workerStride(n, threads, worker)
+	for lo := first; lo < n; lo += step {
+		if hi := min(lo+size, n); lo < hi {
+			fn(lo, hi)
+		}
+	}
+}
+
+// workerStride returns worker's share of a static or static:C loop of n
+// iterations on a team of threads, as WorkerChunks visits it: chunks of
+// size iterations (the last one cut at n) starting at first and every
+// step iterations after. A static worker has one block (step n, size 0
+// where the worker has none). For other policies it panics (For never
+// asks it of them).
+func (s Schedule) workerStride(n, threads, worker int) (first, size, step int) {
 	switch s.Policy {
 	case Static:
 		q, r := n/threads, n%threads
-		size, lo := q, worker*q+min(worker, r)
+		size = q
 		if worker < r {
 			size++
 		}
-		if size > 0 {
-			fn(lo, lo+size)
-		}
+		return worker*q + min(worker, r), size, max(n, 1)
 	case StaticChunk:
-		c := s.Chunk
-		if c < 1 {
-			c = 1
-		}
-		for lo := worker * c; lo < n; lo += threads * c {
-			fn(lo, min(lo+c, n))
-		}
-	default:
-		panic("par: WorkerChunks called for non-static schedule " + s.String())
+		c := max(s.Chunk, 1)
+		return worker * c, c, threads * c
 	}
+	panic("par: WorkerChunks called for non-static schedule " + s.String())
 }
