@@ -145,7 +145,10 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 	// can run past the first's events only where they were capped,
 	// and then keeps its own lengths after them.
 	if i >= r.ev.len() {
-		if !r.Capped() {
+		// Decided at the first event past them: a recording that runs
+		// on past an uncapped pool stops pooling (off), so any later
+		// event here is past a capped one.
+		if i == r.ev.len() && !r.Capped() {
 			r.off = fmt.Sprintf("it has more events than the first, %d", r.ev.len())
 		}
 		return
