@@ -78,7 +78,7 @@ type Sweep struct {
 type sweepJob struct {
 	s  par.Schedule
 	th int
-	// err is why a job left out was (over its budget, too large).
+	// err is why the job was left out (over its budget, too large).
 	err error
 }
 
@@ -129,7 +129,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 		// Skipped rows count as done at once (the progress bar's total
 		// includes them).
 		done += len(threads)*len(scheds) - len(jobs)
-		res, over, err := runRows(t, e, jobs, opt, tight, func() {
+		res, left, err := runRows(t, e, jobs, opt, tight, func() {
 			done++
 			if progress != nil {
 				progress(done, total)
@@ -143,7 +143,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			sort.Ints(skipped)
 			sw.Notes = append(sw.Notes, fmt.Sprintf("%s predicts up to %d threads on this machine; rows for %v threads come from the other emulators only", e.Name(), limit, skipped))
 		}
-		sw.Notes = append(sw.Notes, leftOutNotes(e.Name(), over)...)
+		sw.Notes = append(sw.Notes, leftOutNotes(e.Name(), left)...)
 	}
 	return sw, nil
 }
@@ -151,12 +151,12 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 // runRows predicts jobs with e, in parallel when e is a Cloner (the
 // costliest first, or with cheapFirst the cheapest), and returns the
 // results in the order of jobs, leaving out the jobs that ran out of
-// their budget or were too large to emulate (returned as over, in the
+// their budget or were too large to emulate (returned as left, in the
 // order of jobs, each with its error: each prediction spends a row's
 // budget of opt.Budget). tick is called after each prediction, never
 // concurrently. The error returned is that of the first failing job in
 // order, other than those.
-func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, cheapFirst bool, tick func()) (res []Result, over []sweepJob, err error) {
+func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, cheapFirst bool, tick func()) (res []Result, left []sweepJob, err error) {
 	out := make([]Result, len(jobs))
 	errs := make([]error, len(jobs))
 	predict := func(e SectionEmulator, i int) {
@@ -175,12 +175,12 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 			case LeftOut(err):
 				j := jobs[i]
 				j.err = err
-				over = append(over, j)
+				left = append(left, j)
 			default:
 				return nil, nil, &RowError{Emulator: e.Name(), Schedule: jobs[i].s, Threads: jobs[i].th, Err: err}
 			}
 		}
-		return res, over, nil
+		return res, left, nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if opt.Workers > 0 {
@@ -263,20 +263,21 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 // leftOutNotes says which of emulator em's rows ran out of their
 // budget, or were too large to emulate, and were left out: one note for
 // each schedule and reason.
-func leftOutNotes(em string, over []sweepJob) []string {
+func leftOutNotes(em string, left []sweepJob) []string {
 	var notes []string
-	for len(over) > 0 {
-		s, large, why := over[0].s, errors.Is(over[0].err, ErrTooLarge), over[0].err
+	for len(left) > 0 {
+		s, why := left[0].s, left[0].err
+		large := errors.Is(why, ErrTooLarge)
 		var th []int
-		rest := over[:0:0]
-		for _, j := range over {
+		rest := left[:0:0]
+		for _, j := range left {
 			if j.s == s && errors.Is(j.err, ErrTooLarge) == large {
 				th = append(th, j.th)
 			} else {
 				rest = append(rest, j)
 			}
 		}
-		over = rest
+		left = rest
 		sort.Ints(th)
 		if large {
 			notes = append(notes, fmt.Sprintf("left out: %s %s at %s threads (%v)", em, s, joinInts(th), why))
