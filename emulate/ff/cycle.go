@@ -40,7 +40,6 @@ type spawnCheck struct {
 	nzAcc   int64
 	nzHits  int
 	hoU     float64
-	spinU   float64
 	woke    bool
 	late    bool
 }
@@ -59,7 +58,7 @@ func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 		now: b.now - a.now, busy: b.busy - a.busy,
 		rep: b.rep - a.rep, wakes: b.wakes - a.wakes,
 		changed: b.pending != a.pending || b.nzAcc != a.nzAcc || b.nzHits != a.nzHits || b.hoU != a.hoU ||
-			b.spinU != a.spinU || b.woke != a.woke || b.late != a.late,
+			b.woke != a.woke || b.late != a.late,
 	}
 }
 
@@ -68,7 +67,7 @@ func (b *spawnCheck) delta(a *spawnCheck) cycleDelta {
 func (s *state) checkpoint(g *gor, f *frame, r *taskRun, tm *team) spawnCheck {
 	return spawnCheck{g: g, gen: g.gen, run: r, now: s.now, busy: s.busy, rep: f.rep,
 		wakes: s.wakes, pending: tm.pending,
-		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, spinU: s.spinU, woke: s.woke, late: s.late}
+		nzAcc: s.nzAcc, nzHits: s.nzHits, hoU: s.hoU, woke: s.woke, late: s.late}
 }
 
 // addCycles adds, at the current spawn of spawner g (frame f, of team

@@ -70,10 +70,6 @@ type state struct {
 	// the log-normal wake-up latency distribution (0: no spread known,
 	// every hand-off takes the run's quantile); see lockWake.
 	hoU, hoSigma float64
-	// spinU is where between two spin checks the run's next Unlock
-	// falls for a spinning waiter, as a share of the interval (see
-	// spinCheck).
-	spinU float64
 	// noise is set when the machine's noise is emulated: every lock
 	// hold is stretched by the hiccups that fall in it (see noisy).
 	// nzMu and nzSigma are the log-normal of their lengths, nzScale the
@@ -253,10 +249,6 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		// The run's first hand-off takes the run's own quantile.
 		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
-	}
-	s.spinU = 0.5
-	if s.hoSigma > 0 {
-		s.spinU = s.hoU
 	}
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)

@@ -508,14 +508,13 @@ func TestOverheadsCharged(t *testing.T) {
 		{
 			// Lock costs: T0 holds the lock 0-(2+10); T1 asks at 1,
 			// within the spin window (Default's 2900 ns): it spins and
-			// sees the lock free at its next check, the run's first
-			// spin draw half a check interval (2900/4) after the
-			// Unlock: 12 + 362.5; no hand-off; lock 374.5-376.5, L
-			// 376.5-386.5.
+			// sees the lock free at its first check, a check interval
+			// (2900/4) after its request: 1 + 725; no hand-off; lock
+			// 726-728, L 728-738.
 			name: "short lock wait", sec: tree.Sec("l", tree.Task("a", tree.L(1, 10)), tree.Task("b", tree.U(1), tree.L(1, 10))),
 			sched: "static", threads: 2,
 			ov:     machine.Overheads{LockNs: 2, LockHandoffNs: 3},
-			want:   386.5,
+			want:   738,
 			counts: [6]int{1, 1, 0, 0, 2, 0},
 		},
 		{

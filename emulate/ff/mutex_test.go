@@ -287,22 +287,41 @@ func TestLockMigrate(t *testing.T) {
 }
 
 // TestSpinCheck checks that a spinning waiter sees an Unlock only at its
-// next check of the lock (spinCheck), and that the lock is anybody's
-// meanwhile, worked out by hand: the spin window is Default's 2900 ns,
-// checks every 725 ns, the run's first check half an interval (362.5)
-// after the Unlock.
+// next check of the lock (spinCheck), counted from its request, and that
+// the lock is anybody's meanwhile, worked out by hand: the spin window is
+// Default's 2900 ns, checks every 725 ns.
 func TestSpinCheck(t *testing.T) {
 	ov := machine.Overheads{LockHandoffNs: 3}
 	// a: L 0-10, U 10-15, L again at 15: free, a barges, 15-25.
-	// b asked at 1, spins, checks at 10 + 362.5 and takes the lock,
-	// free since 25: 372.5-382.5.
+	// b asked at 1, spins, checks at 1 + 725 and takes the lock, free
+	// since 25: 726-736.
 	sec := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(5), tree.L(1, 10)), tree.Task("b", tree.U(1), tree.L(1, 10)))
 	r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.parallel != 382.5 || r.nHandoff != 0 {
-		t.Errorf("%v ns, %d hand-offs; want 382.5 and none", r.parallel, r.nHandoff)
+	if r.parallel != 736 || r.nHandoff != 0 {
+		t.Errorf("%v ns, %d hand-offs; want 736 and none", r.parallel, r.nHandoff)
+	}
+	// A spinner's checks count from its request, and they do not start
+	// over when another goroutine took the lock first: b asks at 1 and
+	// checks at 726, 1451, 2176 and 2901, each time during one of a's
+	// holds (710-810, 1410-1510, 2110-2210, 2810-3510); past the window
+	// it has parked, and a's Unlock at 3510 wakes it, 3 ns later: b
+	// 3513-3523, one hand-off.
+	ov.LockHandoffNs = 3
+	parks := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(700), tree.L(1, 100), tree.U(600), tree.L(1, 100),
+		tree.U(600), tree.L(1, 100), tree.U(600), tree.L(1, 700)), tree.Task("b", tree.U(1), tree.L(1, 10)))
+	if r, _ := emulateOnce(nil, mustCompile(t, parks), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 3523 || r.nHandoff != 1 {
+		t.Errorf("spins used up: %v ns, %d hand-offs; want 3523 and 1", r.parallel, r.nHandoff)
+	}
+	// Of two spinners, the one whose check comes first after the Unlock
+	// takes the lock, not the one that asked first: a holds it 0-1000;
+	// b asked at 1 (next check 1451), c at 300 (next check 1025): c
+	// 1025-1035, then b 1451-1461.
+	first := tree.Sec("s", tree.Task("a", tree.L(1, 1000)), tree.Task("b", tree.U(1), tree.L(1, 10)), tree.Task("c", tree.U(300), tree.L(1, 10)))
+	if r, _ := emulateOnce(nil, mustCompile(t, first), 3, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 1461 {
+		t.Errorf("first checker: %v ns, want 1461", r.parallel)
 	}
 	// The ideal lock (no hand-off cost) passes it at once: b 10-20, a
 	// asks at 15 and gets it at 20: 20-30.

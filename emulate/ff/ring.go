@@ -47,6 +47,16 @@ func (d *ring[T]) popFront() T {
 	return x
 }
 
+// take removes and returns the i-th entry from the front.
+func (d *ring[T]) take(i int) T {
+	x := *d.at(i)
+	for j := i; j > 0; j-- {
+		*d.at(j) = *d.at(j - 1)
+	}
+	*d.at(0) = x
+	return d.popFront()
+}
+
 // at returns a pointer to the i-th entry from the front, valid until
 // the next push.
 func (d *ring[T]) at(i int) *T { return &d.buf[(d.head+i)&(len(d.buf)-1)] }
