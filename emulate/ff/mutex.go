@@ -100,7 +100,7 @@ func (s *state) release(lk *mutex) {
 	}
 	w := lk.waiters.take(i)
 	waited := s.now - w.reqAt
-	w.parked = w.noSpin || waited > s.ov.LockSpinNs
+	w.parked = !s.spinning(w, waited)
 	if w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
@@ -157,7 +157,7 @@ func (s *state) firstChecker(lk *mutex) int {
 	look := func(i int) {
 		w := *lk.waiters.at(i)
 		waited := s.now - w.reqAt
-		if w.noSpin || waited > s.ov.LockSpinNs {
+		if !s.spinning(w, waited) {
 			return
 		}
 		if d := s.spinCheck(waited); d < bestD {
@@ -175,6 +175,13 @@ func (s *state) firstChecker(lk *mutex) int {
 		look(n - s.t + i)
 	}
 	return best
+}
+
+// spinning reports whether waiter w, which asked waited ns ago, is
+// still spinning for its lock: it did not park at once (noSpin), and its
+// spin window is not past.
+func (s *state) spinning(w *gor, waited float64) bool {
+	return !w.noSpin && waited <= s.ov.LockSpinNs
 }
 
 // spinCheck returns how long after now a spinning waiter that asked
