@@ -84,19 +84,23 @@ func (q *readyQueue) len() int { return q.total }
 // at returns the i-th entry from the front.
 func (q *readyQueue) at(i int) *readyEntry { return q.entries.at(i) }
 
-// pushBack queues g.
-func (q *readyQueue) pushBack(g *gor) {
-	q.entries.pushBack(readyEntry{g: g})
-	q.total++
-	q.added(false)
+// push queues entry e at the front (front) or the back, counting its
+// goroutines and its part in the account of pure entries (added).
+func (q *readyQueue) push(e readyEntry, front bool) {
+	if front {
+		q.entries.pushFront(e)
+	} else {
+		q.entries.pushBack(e)
+	}
+	q.total += int(e.count())
+	q.added(front)
 }
 
+// pushBack queues g.
+func (q *readyQueue) pushBack(g *gor) { q.push(readyEntry{g: g}, false) }
+
 // pushFront queues g at the front.
-func (q *readyQueue) pushFront(g *gor) {
-	q.entries.pushFront(readyEntry{g: g})
-	q.total++
-	q.added(true)
-}
+func (q *readyQueue) pushFront(g *gor) { q.push(readyEntry{g: g}, true) }
 
 // dropFront removes the front entry, which stood for n goroutines.
 func (q *readyQueue) dropFront(n int64) {
@@ -162,9 +166,7 @@ func (s *state) pushFresh(n int64, node *cnode, r *taskRun, tm *team, from int) 
 	}
 	e := readyEntry{node: node, run: r, team: tm, n: n}
 	e.pinCore, e.pinSeq = s.pin(from)
-	q.entries.pushBack(e)
-	q.total += int(n)
-	q.added(false)
+	q.push(e, false)
 }
 
 // popReady takes the goroutine at the front of the ready queue.

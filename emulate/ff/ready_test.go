@@ -25,10 +25,7 @@ func TestReadyQueuePure(t *testing.T) {
 			if rng.IntN(20) == 0 {
 				tm = teams[1]
 			}
-			e := readyEntry{run: r, team: tm, n: 1 + rng.Int64N(3)}
-			q.entries.pushBack(e)
-			q.total += int(e.n)
-			q.added(false)
+			q.push(readyEntry{run: r, team: tm, n: 1 + rng.Int64N(3)}, false)
 		case x == 5:
 			q.pushBack(&gor{})
 		case x == 6:
