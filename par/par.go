@@ -6,6 +6,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/internal/fpu"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/cpu"
 )
 
 // For runs body(i) for every i in [0, n) exactly once, in parallel as
@@ -78,7 +79,7 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 		}
 	case Dynamic:
 		c := max(s.Chunk, 1)
-		var next atomic.Int64
+		next := new(counter)
 		run = func(w int) {
 			for {
 				lo := int(next.Add(int64(c))) - c
@@ -92,7 +93,7 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 		}
 	case Guided:
 		g := Schedule{Policy: Guided, Chunk: max(s.Chunk, 1)}
-		var next atomic.Int64
+		next := new(counter)
 		run = func(w int) {
 			for {
 				lo := int(next.Load())
@@ -119,6 +120,17 @@ func ForWorker(n, threads int, s Schedule, body func(worker, i int)) {
 		t = 1
 	}
 	team(t, run)
+}
+
+// counter is a dynamic or guided loop's shared iteration counter, on a
+// cache line of its own. A bare atomic.Int64 is a small allocation that
+// the heap packs beside the caller's small objects (a sync.Mutex
+// allocated just before the loop shares its line half the time), and
+// every fetch would then also move the line of whatever sits beside it.
+type counter struct {
+	_ cpu.CacheLinePad
+	atomic.Int64
+	_ cpu.CacheLinePad
 }
 
 // catcher keeps the first panic of a group of goroutines, to re-raise on

@@ -10,6 +10,7 @@ import (
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/par"
+	"golang.org/x/sys/cpu"
 )
 
 // The generated tests.
@@ -119,6 +120,17 @@ type Program struct {
 	// into, each on a cache line of its own, as the data a lock guards
 	// is: the critical section moves the lock's line and its data's.
 	sums [2]guarded
+}
+
+// paddedMutex is a lock on a cache line of its own, as ff and syn take
+// every lock to be: a bare [2]sync.Mutex puts both locks on one line,
+// and a small allocation shares its line with whatever the heap packs
+// beside it (the parallel loop's own counter, say), so taking one would
+// also move the line of the other.
+type paddedMutex struct {
+	_ cpu.CacheLinePad
+	sync.Mutex
+	_ cpu.CacheLinePad
 }
 
 // guarded is a total on a cache line of its own.
@@ -557,16 +569,16 @@ func plainLoop(l *Loop, sums *[2]guarded) {
 // threads workers and schedule s (the inner loops of a nested Test2 form
 // their own teams), and each critical section holds a real sync.Mutex.
 func (p *Program) Parallel(threads int, s par.Schedule) {
-	var mu [2]sync.Mutex
+	mu := new([2]paddedMutex)
 	if p.Loop != nil {
-		parallelLoop(p.Loop, threads, s, &mu, &p.sums)
+		parallelLoop(p.Loop, threads, s, mu, &p.sums)
 		return
 	}
 	outer := func(k int) {
 		o := p.Outer[k]
 		spin.For(o.A)
 		if o.Inner != nil {
-			parallelLoop(o.Inner, threads, s, &mu, &p.sums)
+			parallelLoop(o.Inner, threads, s, mu, &p.sums)
 		}
 		spin.For(o.B)
 	}
@@ -579,7 +591,7 @@ func (p *Program) Parallel(threads int, s par.Schedule) {
 	}
 }
 
-func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]sync.Mutex, sums *[2]guarded) {
+func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]paddedMutex, sums *[2]guarded) {
 	par.For(len(l.Iters), threads, s, func(i int) {
 		it := l.Iters[i]
 		spin.For(it.D1)
