@@ -18,11 +18,20 @@
 // events, and subtracts it from every interval, clamping at zero. The sum
 // of all U and L lengths is then the run's time without the annotations.
 // Two kinds of interval become no node of their own but join the next
-// interval, which keeps the total exact: intervals shorter than half an
-// event's cost (clock noise around zero), and, inside a section but
+// interval, which keeps the total exact: intervals shorter than two
+// events' cost (clock noise around zero), and, inside a section but
 // outside its tasks, gaps shorter than Options.SecGapNs (100 ns: the loop
 // control between one TaskEnd and the next TaskBegin, which would
 // otherwise break every run of equal tasks that the tree compresses).
+//
+// Consecutive tasks whose lengths differ by less than the tolerance, or
+// by less than the measurement noise (tree.BuildOptions.SlackNs: 50 ns or
+// four events' cost), merge into one run of their mean. Tasks that hold
+// a lock are the exception: they merge within the tolerance and half an
+// event's cost only (LockSlackNs), because when threads collide at a
+// lock follows from each task's own lengths, and a loop of varied tasks
+// merged into one run of identical ones emulates as if every thread
+// kept the same rhythm, colliding at every turn or never.
 //
 // Recording is cheap: an event is one clock read and a store into a
 // buffer. The tree is built from the buffer in batches (every

@@ -37,7 +37,9 @@ const (
 type Options struct {
 	// Build tunes the tree builder (compression tolerance). A zero
 	// SlackNs becomes max(50 ns, 4 events' cost): differences below
-	// that are measurement noise.
+	// that are measurement noise. A zero LockSlackNs becomes half an
+	// event's cost: tasks that hold a lock merge only within the clock's
+	// noise, since their variation decides when threads collide.
 	Build tree.BuildOptions
 	// Clock is ClockAuto (default), ClockTSC or ClockNanotime.
 	Clock string
@@ -295,6 +297,13 @@ func Start(opt Options) (*Profiler, error) {
 		// Lengths that differ by less than a few events' cost differ
 		// by measurement noise: let such tasks merge into runs.
 		opt.Build.SlackNs = max(50, int64(4*p.costNs))
+	}
+	if opt.Build.LockSlackNs == 0 {
+		// Tasks that hold a lock keep their variation down to the
+		// clock's own noise (half an event's cost: a stamp moves by a
+		// few tens of cycles), since when the threads collide at the
+		// lock follows from it.
+		opt.Build.LockSlackNs = max(1, int64(p.costNs/2))
 	}
 	p.b = tree.NewBuilder(opt.Build)
 	if opt.Repeat != nil {

@@ -16,6 +16,15 @@ type BuildOptions struct {
 	// SlackNs is an absolute difference in nanoseconds under which two
 	// leaf lengths always count as equal (timer noise on tiny nodes).
 	SlackNs int64
+	// LockSlackNs is SlackNs for the leaves of a task that holds a lock
+	// (has an L child): 0 means SlackNs, a negative value none (such
+	// tasks merge within Tolerance only). Where tasks take a lock every
+	// few hundred nanoseconds, when the threads collide at it follows
+	// from each task's own lengths: tasks of 80 to 150 ns merged into one
+	// run of their mean make every thread's rhythm the same, and an
+	// emulation of identical tasks either collides at every turn or
+	// never, where the real loop's varied tasks collide now and then.
+	LockSlackNs int64
 	// NoCompress turns compression off (every instance kept).
 	NoCompress bool
 }
@@ -94,7 +103,10 @@ type Builder struct {
 	opt   BuildOptions
 	tol   float64
 	slack float64
-	exact bool
+	// lockSlack is slack for the leaves of tasks with an L child (see
+	// BuildOptions.LockSlackNs).
+	lockSlack float64
+	exact     bool
 
 	root     *Node
 	stack    []*Node
@@ -166,9 +178,26 @@ func NewBuilder(opt BuildOptions) *Builder {
 		inner:  make(map[uint64][]*Node),
 		seed:   maphash.MakeSeed(),
 	}
+	switch {
+	case opt.LockSlackNs == 0:
+		b.lockSlack = b.slack
+	case opt.LockSlackNs > 0:
+		b.lockSlack = float64(opt.LockSlackNs)
+	}
 	b.root = b.newNode(KindRoot, "")
 	b.stack = append(b.stack, b.root)
 	return b
+}
+
+// slackOf returns the slack for the leaf children of n: lockSlack where
+// n holds a lock (an L child), slack otherwise.
+func (b *Builder) slackOf(n *Node) float64 {
+	for _, c := range n.Children {
+		if c.Kind == KindL {
+			return b.lockSlack
+		}
+	}
+	return b.slack
 }
 
 func (b *Builder) top() *Node { return b.stack[len(b.stack)-1] }
@@ -442,8 +471,9 @@ func (b *Builder) joinPending() bool {
 	if len(lens) != len(ch) {
 		return false
 	}
+	slack := b.slackOf(r)
 	for i, x := range lens {
-		if !b.fitsOne(ch[i], x) {
+		if !b.fitsOne(ch[i], x, slack) {
 			return false
 		}
 	}
@@ -551,38 +581,39 @@ func (b *Builder) sealRoot() {
 	}
 }
 
-// within reports whether x is within the tolerance of the mean m.
-func (b *Builder) within(m, x int64) bool {
+// within reports whether x is within the tolerance (and slack) of the
+// mean m.
+func (b *Builder) within(m, x int64, slack float64) bool {
 	d := x - m
 	if d < 0 {
 		d = -d
 	}
 	if b.exact {
-		return float64(d) <= b.slack
+		return float64(d) <= slack
 	}
-	return float64(d) <= b.tol*float64(m)+b.slack
+	return float64(d) <= b.tol*float64(m)+slack
 }
 
 // fits reports whether the leaves d and s (builder leaves: inst ≥ 1) may
-// merge: the means of both are within the tolerance of the mean of the run
-// they would make together.
-func (b *Builder) fits(d, s *Node) bool {
+// merge: the means of both are within the tolerance (and slack) of the
+// mean of the run they would make together.
+func (b *Builder) fits(d, s *Node, slack float64) bool {
 	if d.inst < 1 || s.inst < 1 {
-		return b.within(d.Len, s.Len)
+		return b.within(d.Len, s.Len, slack)
 	}
 	if s.inst == 1 {
-		return b.fitsOne(d, s.sum)
+		return b.fitsOne(d, s.sum, slack)
 	}
-	return b.fitsMeans(d, s.sum, s.inst)
+	return b.fitsMeans(d, s.sum, s.inst, slack)
 }
 
 // fitsMeans is fits for a leaf d (inst ≥ 1) and sum and inst ≥ 1
 // instances of the other leaf, by the formula of the rule.
-func (b *Builder) fitsMeans(d *Node, sum, inst int64) bool {
+func (b *Builder) fitsMeans(d *Node, sum, inst int64, slack float64) bool {
 	md := float64(d.sum) / float64(d.inst)
 	ms := float64(sum) / float64(inst)
 	m := float64(d.sum+sum) / float64(d.inst+inst)
-	lim := b.slack
+	lim := slack
 	if !b.exact {
 		lim += b.tol * m
 	}
@@ -595,14 +626,14 @@ func (b *Builder) fitsMeans(d *Node, sum, inst int64) bool {
 // m| = D/(n·N) ≤ D/N, so the rule reduces to D ≤ lim·N = slack·N +
 // Tolerance·(d.sum+x). Near that bound, where rounding could decide, it
 // defers to fitsMeans, so the answer is always the formula's.
-func (b *Builder) fitsOne(d *Node, x int64) bool {
+func (b *Builder) fitsOne(d *Node, x int64, slack float64) bool {
 	if d.inst < 1 {
-		return b.within(d.Len, x)
+		return b.within(d.Len, x, slack)
 	}
 	n := float64(d.inst)
 	sx := float64(x)
 	dev := math.Abs(float64(d.sum) - n*sx)
-	limN := b.slack * (n + 1)
+	limN := slack * (n + 1)
 	if !b.exact {
 		limN += b.tol * float64(d.sum+x)
 	}
@@ -613,13 +644,17 @@ func (b *Builder) fitsOne(d *Node, x int64) bool {
 	case dev > limN+margin:
 		return false
 	}
-	return b.fitsMeans(d, x, 1)
+	return b.fitsMeans(d, x, 1, slack)
 }
 
 // canMerge reports whether s (an instance or a final run) can join the run
 // d: same shape, nested counts included, and every leaf of s within the
-// tolerance of d's mean. The counts of d and s themselves may differ.
-func (b *Builder) canMerge(d, s *Node) bool {
+// tolerance (and the slack of its parent, slackOf) of d's mean. The
+// counts of d and s themselves may differ.
+func (b *Builder) canMerge(d, s *Node) bool { return b.canMergeSlack(d, s, b.slack) }
+
+// canMergeSlack is canMerge with slack for d and s where they are leaves.
+func (b *Builder) canMergeSlack(d, s *Node, slack float64) bool {
 	if d == s {
 		return true
 	}
@@ -632,14 +667,15 @@ func (b *Builder) canMerge(d, s *Node) bool {
 		return false
 	}
 	if d.Kind.IsLeaf() {
-		return b.fits(d, s)
+		return b.fits(d, s, slack)
 	}
 	if len(d.Children) != len(s.Children) {
 		return false
 	}
+	slack = b.slackOf(d)
 	for i, dc := range d.Children {
 		sc := s.Children[i]
-		if dc.Count != sc.Count || !b.canMerge(dc, sc) {
+		if dc.Count != sc.Count || !b.canMergeSlack(dc, sc, slack) {
 			return false
 		}
 	}
@@ -719,7 +755,7 @@ func (b *Builder) sealLeaf(n *Node) *Node {
 	for _, d := range [...]int64{0, -1, 1} {
 		key.bin = home.bin + d
 		for _, e := range b.leaves[key] {
-			if b.within(e.Len, n.Len) {
+			if b.within(e.Len, n.Len, b.slack) {
 				e.sum += n.sum
 				e.inst += n.inst
 				e.Len = mean(e.sum, e.inst)

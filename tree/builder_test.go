@@ -54,6 +54,20 @@ func loop(b *Builder, name string, lens ...int64) {
 	b.EndSec(false, nil)
 }
 
+// lockLoop records one section "s" of tasks "t", each U, L on lock 1,
+// U of the lengths given.
+func lockLoop(b *Builder, tasks ...[3]int64) {
+	b.BeginSec("s")
+	for _, l := range tasks {
+		b.BeginTask("t")
+		b.U(l[0])
+		b.L(1, l[1])
+		b.U(l[2])
+		b.EndTask()
+	}
+	b.EndSec(false, nil)
+}
+
 // compressionCases are TestBuilderCompression's cases: the events a
 // program makes, the compressed tree they must give and its work.
 var compressionCases = []struct {
@@ -89,6 +103,40 @@ var compressionCases = []struct {
 		},
 		want: "{S(s){T(t)×3{U7}}}", // 20/3
 		work: 21,
+	},
+	{
+		name: "slack merges lock tasks too by default",
+		opt:  BuildOptions{Tolerance: 0.005, SlackNs: 30},
+		events: func(b *Builder) {
+			lockLoop(b, [3]int64{100, 40, 100}, [3]int64{120, 50, 80})
+		},
+		want: "{S(s){T(t)×2{U110,L1=45,U90}}}",
+		work: 490,
+	},
+	{
+		name: "lock slack keeps lock tasks apart",
+		opt:  BuildOptions{Tolerance: 0.005, SlackNs: 30, LockSlackNs: -1},
+		events: func(b *Builder) {
+			lockLoop(b, [3]int64{100, 40, 100}, [3]int64{120, 50, 80})
+		},
+		want: "{S(s){T(t){U100,L1=40,U100},T(t){U120,L1=50,U80}}}",
+		work: 490,
+	},
+	{
+		name: "lock slack of its own",
+		opt:  BuildOptions{Tolerance: 0.005, SlackNs: 30, LockSlackNs: 5},
+		events: func(b *Builder) {
+			lockLoop(b, [3]int64{100, 40, 100}, [3]int64{104, 42, 96}, [3]int64{120, 50, 80})
+		},
+		want: "{S(s){T(t)×2{U102,L1=41,U98},T(t){U120,L1=50,U80}}}",
+		work: 732,
+	},
+	{
+		name:   "lock slack leaves lock-free tasks alone",
+		opt:    BuildOptions{Tolerance: 0.005, SlackNs: 30, LockSlackNs: -1},
+		events: func(b *Builder) { loop(b, "s", 100, 120, 90) },
+		want:   "{S(s){T(t)×3{U103}}}", // 310/3
+		work:   309,
 	},
 	{
 		name:   "no compression",

@@ -191,7 +191,7 @@ func TestFitsOne(t *testing.T) {
 			if x < 0 {
 				continue
 			}
-			if got, want := b.fitsOne(d, x), b.fitsMeans(d, x, 1); got != want {
+			if got, want := b.fitsOne(d, x, b.slack), b.fitsMeans(d, x, 1, b.slack); got != want {
 				t.Fatalf("%+v: fitsOne(sum %d, inst %d, x %d) = %v, formula %v", opt, d.sum, d.inst, x, got, want)
 			}
 		}
