@@ -401,6 +401,11 @@ func measureLockMigrate(ctx context.Context) (float64, error) {
 // 0): what taking a lock costs when it and its data were last used on
 // another core.
 func lockMigrateOnce(n int) float64 {
+	// mu and turn are small neighbours on one cache line, so the
+	// goroutine waiting for its turn reads the lock's line while the
+	// other takes it, as a contended Lock's spinning waiter does: the
+	// result counts that traffic with the move (half as much with each
+	// on a line of its own; see docs/measurements.md, "Recording").
 	var (
 		mu    sync.Mutex
 		turn  atomic.Int32
