@@ -16,7 +16,8 @@ import (
 // value is a file holding what the earlier recordings pooled. A missing
 // or empty file starts the pool; Stop writes the pool back, this
 // recording included, so the next run goes on from it, and the profile
-// it writes takes every interval at the shortest any recording took.
+// it writes takes every interval at the length the recordings agree on
+// (profiler.Repeat: the shorter of two, the second shortest of more).
 // `prophet run --repeat` sets it.
 const EnvRepeat = "PROPHET_REPEAT"
 

@@ -675,9 +675,9 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 		rp.finish()
 		if rp.runs > 1 && rp.off == "" {
 			if rp.Capped() {
-				clockNote += fmt.Sprintf("; every interval of its first %d events the shortest of %d recordings", rp.Events(), rp.runs)
+				clockNote += fmt.Sprintf("; every interval of its first %d events pooled from %d recordings", rp.Events(), rp.runs)
 			} else {
-				clockNote += fmt.Sprintf("; every interval the shortest of %d recordings", rp.runs)
+				clockNote += fmt.Sprintf("; every interval pooled from %d recordings", rp.runs)
 			}
 		}
 	}

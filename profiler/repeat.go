@@ -7,7 +7,9 @@ import (
 )
 
 // Repeat pools several recordings of one deterministic run, so that each
-// interval of the program tree is the shortest it took in any of them.
+// interval of the program tree is the one length that its recordings
+// agree on: the shorter of two, and from three on the second shortest
+// of them (pooledLen).
 //
 // A recording measures wall time, so anything else the core does while a
 // task runs (a timer interrupt, another process, the garbage collector)
@@ -16,23 +18,30 @@ import (
 // where tasks contend for a lock it shifts the phase between threads
 // that an emulator replays, and predicts contention the real run does
 // not have. Such disturbances strike different intervals in different
-// recordings, and they only ever add time, so the shortest of a few
-// recordings of an interval is its undisturbed length.
+// recordings, and they only ever add time, so a length that another
+// recording matches or undercuts is an undisturbed one. The shortest of
+// all is not: an interval of tens of nanoseconds also varies both ways
+// from recording to recording (a spin or a clock read that ends a step
+// earlier or later, a cache line that happens to be there), and the
+// shortest of several such lengths is below what the interval takes on
+// average, so a loop of fine-grained tasks pooled by its shortest adds
+// up to less than its serial run.
 //
 // Give the same *Repeat in Options.Repeat to each recording of the run,
 // one after another (not concurrently): the first one keeps every
 // event's interval; each later one checks that its events are the first
 // one's (the same calls, names and lock ids, in the same order) and
-// builds its tree from the shortest length of every interval so far.
+// builds its tree from the pooled length of every interval so far: the
+// last recording's tree is the pool's.
 // Where the run does not repeat itself, pooling stops at the first event
 // that differs, the rest of that recording keeps its own lengths, and
 // Mismatch says so; a caller then does better to keep the recording with
 // the least total work. Counters and the tree's other Meta are each
 // recording's own.
 //
-// A Repeat keeps 40 bytes per event, for the first MaxRepeatEvents
+// A Repeat keeps 48 bytes per event, for the first MaxRepeatEvents
 // events of a recording only (the recorded program carries them): a
-// loop of 10^8 tasks makes 2·10^8 events, 8 GB. Past them the first
+// loop of 10^8 tasks makes 2·10^8 events, 9.6 GB. Past them the first
 // recording keeps no more, and each later one pools its events up to
 // there and keeps its own lengths after (Capped says so); Mismatch
 // stays "".
@@ -47,7 +56,7 @@ type Repeat struct {
 }
 
 // MaxRepeatEvents is how many events of a recording a Repeat pools at
-// most: 160 MiB of them, the events of a loop of about two million
+// most: 192 MiB of them, the events of a loop of about two million
 // tasks.
 const MaxRepeatEvents = 1 << 22
 
@@ -98,10 +107,12 @@ func (v *repEvents) reset() {
 	v.n = 0
 }
 
-// repEvent is one event of the first recording with the shortest length
-// of the interval it closes, in nanoseconds.
+// repEvent is one event of the first recording with the two shortest
+// lengths of the interval it closes over the recordings so far, in
+// nanoseconds (ns2 is +Inf after one recording).
 type repEvent struct {
 	ns   float64
+	ns2  float64
 	name string
 	arg  int64
 	op   op
@@ -124,16 +135,17 @@ func (r *Repeat) begin() {
 }
 
 // pool takes one event of the current recording: the first recording
-// keeps it; a later one that matches the first so far shortens either
-// the kept length or its own interval (rec.from moves) to the shorter of
-// the two. nsPerTick converts the recording's clock ticks.
+// keeps it; a later one that matches the first so far adds its length to
+// the event's two shortest and sets its own interval (rec.from moves) to
+// the pooled length (pooledLen). nsPerTick converts the recording's
+// clock ticks.
 func (r *Repeat) pool(rec *record, nsPerTick float64) {
 	ns := float64(rec.t-rec.from) * nsPerTick
 	i := r.pos
 	r.pos++
 	if r.runs == 0 {
 		if i < r.limit() {
-			r.ev.add(repEvent{ns: ns, name: rec.name, arg: rec.arg, op: rec.op})
+			r.ev.add(repEvent{ns: ns, ns2: math.Inf(1), name: rec.name, arg: rec.arg, op: rec.op})
 		}
 		return
 	}
@@ -165,10 +177,27 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 		return
 	}
 	if ns < e.ns {
-		e.ns = ns
-		return
+		e.ns, e.ns2 = ns, e.ns
+	} else {
+		e.ns2 = min(e.ns2, ns)
 	}
-	rec.from = rec.t - int64(math.Round(e.ns/nsPerTick))
+	if pooled := pooledLen(e.ns, e.ns2, r.runs+1); pooled != ns {
+		rec.from = rec.t - int64(math.Round(pooled/nsPerTick))
+	}
+}
+
+// pooledLen returns the length a Repeat gives an interval whose shortest
+// two lengths over n recordings are first and second (second is +Inf for
+// n = 1): the only one for one recording, the shorter for two (with one
+// of two disturbed, the other is the undisturbed length), and the second
+// shortest for three or more, which a single disturbed recording cannot
+// lower and which, unlike the shortest, is not pulled down by intervals
+// that vary both ways between recordings.
+func pooledLen(first, second float64, n int) float64 {
+	if n <= 2 {
+		return first
+	}
+	return second
 }
 
 // finish ends a recording that built its tree.

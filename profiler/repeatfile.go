@@ -10,10 +10,11 @@ import (
 )
 
 // repeatMagic opens a Repeat written by WriteTo; the byte after it is the
-// format's version.
+// format's version: 2 keeps each event's two shortest lengths, 1 (still
+// read) its shortest only.
 const (
 	repeatMagic   = "PPRP"
-	repeatVersion = 1
+	repeatVersion = 2
 )
 
 // WriteTo writes r as it stands after its recordings so far (the pooled
@@ -50,6 +51,7 @@ func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
 		b = binary.AppendUvarint(b, names[e.name])
 		b = binary.AppendVarint(b, e.arg)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.ns))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.ns2))
 		if _, err := cw.Write(b); err != nil {
 			return cw.n, err
 		}
@@ -62,7 +64,11 @@ func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
 
 // ReadRepeat reads a Repeat written by WriteTo. A file that counts more
 // events (or names) than a Repeat keeps, MaxRepeatEvents, is refused as
-// damaged, so that it cannot make ReadRepeat allocate without limit.
+// damaged, so that it cannot make ReadRepeat allocate without limit. A
+// file of version 1 (one length an event, the shortest) reads as a pool
+// in which, after two recordings or more, that length is both the
+// shortest and the second shortest: it stands until two later
+// recordings are shorter.
 func ReadRepeat(rd io.Reader) (*Repeat, error) {
 	br := bufio.NewReader(rd)
 	head := make([]byte, len(repeatMagic)+1)
@@ -72,8 +78,9 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 	if string(head[:len(repeatMagic)]) != repeatMagic {
 		return nil, errors.New("reading pooled recordings: not a file of pooled recordings")
 	}
-	if head[len(repeatMagic)] != repeatVersion {
-		return nil, fmt.Errorf("reading pooled recordings: version %d, this prophet reads version %d", head[len(repeatMagic)], repeatVersion)
+	version := head[len(repeatMagic)]
+	if version < 1 || version > repeatVersion {
+		return nil, fmt.Errorf("reading pooled recordings: version %d, this prophet reads versions 1 to %d", version, repeatVersion)
 	}
 	var r Repeat
 	runs, err := binary.ReadUvarint(br)
@@ -116,15 +123,23 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
 		}
-		var bits [8]byte
-		if _, err := io.ReadFull(br, bits[:]); err != nil {
+		var bits [16]byte
+		w := 8 * int(version)
+		if _, err := io.ReadFull(br, bits[:w]); err != nil {
 			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
 		}
-		ns := math.Float64frombits(binary.LittleEndian.Uint64(bits[:]))
-		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || ns < 0 || math.IsInf(ns, 0) {
+		ns := math.Float64frombits(binary.LittleEndian.Uint64(bits[:8]))
+		ns2 := math.Inf(1)
+		switch {
+		case version >= 2:
+			ns2 = math.Float64frombits(binary.LittleEndian.Uint64(bits[8:16]))
+		case r.runs >= 2:
+			ns2 = ns
+		}
+		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || ns < 0 || math.IsInf(ns, 0) || math.IsNaN(ns2) || ns2 < ns {
 			return nil, fmt.Errorf("reading pooled recordings: event %d out of range", i+1)
 		}
-		r.ev.add(repEvent{ns: ns, name: table[k], arg: arg, op: op(o)})
+		r.ev.add(repEvent{ns: ns, ns2: ns2, name: table[k], arg: arg, op: op(o)})
 	}
 	return &r, nil
 }

@@ -2,7 +2,9 @@ package profiler
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math"
 	"slices"
 	"testing"
 )
@@ -34,7 +36,7 @@ func TestRepeatFile(t *testing.T) {
 	}
 	rp = through(rp)
 	third := recordWith(t, rp, 0.5, loopEvents([9]int64{1800, 400, 580, 780, 1000, 400, 600, 800, 1000}, 1), 200)
-	if want := []int64{900, 200, 290, 390, 500, 200, 300, 400, 480, 50, 60}; !slices.Equal(third, want) {
+	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 500, 100, 70}; !slices.Equal(third, want) {
 		t.Errorf("third recording: leaves %v, want %v", third, want)
 	}
 	if rp.Runs() != 3 || rp.Mismatch() != "" {
@@ -85,4 +87,46 @@ func FuzzReadRepeat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = ReadRepeat(bytes.NewReader(b))
 	})
+}
+
+// TestReadRepeatVersion1 reads a file of version 1 (one length an event,
+// the shortest so far) of two recordings and pools a third with it: the
+// kept length counts as the shortest two, so the third keeps it.
+func TestReadRepeatVersion1(t *testing.T) {
+	rp := &Repeat{}
+	recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
+	recordWith(t, rp, 1, loopEvents([9]int64{1000, 250, 290, 900, 500, 200, 300, 400, 480}, 1), 60)
+	// The same pool as version 1 wrote it: the shortest lengths only.
+	names := map[string]uint64{}
+	var table []string
+	for i := range rp.ev.len() {
+		e := rp.ev.at(i)
+		if _, ok := names[e.name]; !ok {
+			names[e.name] = uint64(len(table))
+			table = append(table, e.name)
+		}
+	}
+	b := append([]byte(repeatMagic), 1)
+	b = binary.AppendUvarint(b, uint64(rp.runs))
+	b = appendString(b, rp.off)
+	b = binary.AppendUvarint(b, uint64(len(table)))
+	for _, s := range table {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(rp.ev.len()))
+	for i := range rp.ev.len() {
+		e := rp.ev.at(i)
+		b = append(b, byte(e.op))
+		b = binary.AppendUvarint(b, names[e.name])
+		b = binary.AppendVarint(b, e.arg)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.ns))
+	}
+	back, err := ReadRepeat(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := recordWith(t, back, 0.5, loopEvents([9]int64{1800, 400, 580, 780, 1000, 400, 600, 800, 1000}, 1), 200)
+	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 480, 100, 60}; !slices.Equal(third, want) {
+		t.Errorf("third recording from a version 1 file: leaves %v, want %v (the kept lengths)", third, want)
+	}
 }

@@ -22,7 +22,7 @@ const (
 // excessNs is their time beyond that median, all instances included. One
 // recording cannot tell such a task from one that really did more work,
 // which is why the count is a hint: pooled recordings (prophet run
-// --repeat) take every task at the shortest any recording saw. Spikes
+// --repeat) take every task at the length the recordings agree on. Spikes
 // takes time linear in the compressed tree.
 func Spikes(n *Node) (tasks, excessNs int64) {
 	type sp struct{ tasks, excess int64 }

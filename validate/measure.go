@@ -88,12 +88,15 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		return nil, fmt.Errorf("serial run: %w", err)
 	}
 	// Record up to three times, pooling the recordings (profiler.Repeat:
-	// every interval the shortest it took in any of them, since whatever
+	// every interval the length the recordings agree on, since whatever
 	// else the core did while a task ran only ever lengthens it), and
-	// keep the tree with the least work: the pooled one, or, where the
-	// recordings' events differ, the one least disturbed.
+	// keep the last tree where every recording pooled, else the one
+	// with the least work (the least disturbed of recordings whose
+	// events differ).
 	var tr *tree.Tree
-	popt := profiler.Options{Build: tree.BuildOptions{Tolerance: m.cfg.Tolerance}, Repeat: &profiler.Repeat{}}
+	rp := &profiler.Repeat{}
+	popt := profiler.Options{Build: tree.BuildOptions{Tolerance: m.cfg.Tolerance}, Repeat: rp}
+	pooled := true
 	for r := 0; r < min(m.cfg.Repeats, 3); r++ {
 		sub.reset()
 		t, err := annotate.RecordWith(popt, sub.serial)
@@ -103,7 +106,8 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		if err := sub.check(); err != nil {
 			return nil, fmt.Errorf("recorded serial run: %w", err)
 		}
-		if tr == nil || tree.Work(t.Root) < tree.Work(tr.Root) {
+		pooled = pooled && rp.Mismatch() == ""
+		if tr == nil || pooled || tree.Work(t.Root) < tree.Work(tr.Root) {
 			tr = t
 		}
 	}

@@ -18,8 +18,9 @@ const maxRepeat = 20
 // before through the pool file at poolPath (env names it to the program
 // as annotate.EnvRepeat), and
 // returns the profile of the last recording that pooled: every interval
-// at the shortest any recording took, which leaves out the interrupts and
-// collections that struck one recording's tasks and not the others'.
+// at the length its recordings agree on (the shorter of two, the second
+// shortest of more), which leaves out the interrupts and collections
+// that struck one recording's tasks and not the others'.
 // The later runs' output is not shown (the first run's was). A run that
 // fails, or that did other work than the first (a mismatch), ends the
 // pooling with a note, keeping the recordings before it. It also
@@ -43,9 +44,9 @@ func poolRecordings(e *env, argv, env []string, poolPath, profile string, n int,
 		t, pooled, capped = next, i, c
 	}
 	if capped > 0 {
-		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings over their first %d events, the most a pool keeps: each of those intervals at the shortest any of them took, the rest the last recording's\n", pooled, capped)
+		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings over their first %d events, the most a pool keeps: each of those intervals at the length they agree on, the rest the last recording's\n", pooled, capped)
 	} else {
-		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the shortest any of them took\n", pooled)
+		fmt.Fprintf(e.stderr, "prophet: pooled %d recordings: every interval at the length they agree on\n", pooled)
 	}
 	return t, pooled, nil
 }

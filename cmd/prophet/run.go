@@ -43,12 +43,14 @@ work; a parallel loop meets such hiccups on whichever thread runs when they
 come, and a static schedule that gets the struck tasks in one block is
 predicted slower than it runs. --repeat N records PROGRAM N times (the
 later runs' output not shown) and pools the recordings (the
-PROPHET_REPEAT environment variable): every interval at the shortest any
-recording took, which leaves such hiccups out and lets runs of identical
-tasks compress further. The program must do the same work each time;
+PROPHET_REPEAT environment variable): every interval at the length the
+recordings agree on (the shorter of two; from three on the second
+shortest, since intervals of tens of nanoseconds also vary both ways and
+the shortest of several is below their usual length), which leaves such
+hiccups out and lets runs of identical tasks compress further. The program must do the same work each time;
 where a recording differs from the first, pooling stops there. The pool
-lives in the recorded program, 40 bytes an annotation event, and keeps
-the first 4,194,304 events (160 MiB, a loop of about two million tasks):
+lives in the recorded program, 48 bytes an annotation event, and keeps
+the first 4,194,304 events (192 MiB, a loop of about two million tasks):
 past them, the intervals are the last recording's, and prophet run says
 so. After a single recording, prophet run suggests --repeat where tasks
 that look struck (three times their section's median task, and 5 µs
@@ -76,7 +78,7 @@ Examples:
 		out := fs.StringP("output", "o", "prophet.ppt", "where to write the profile")
 		tol := fs.Float64("tolerance", tree.DefaultTolerance, "compression tolerance of the recording (relative; negative: exact lengths)")
 		probe := fs.String("memory-probe", "auto", "measure memory contention with bandwidth bandits beside the recording: auto (where there are no counters), on or off")
-		repeat := fs.Int("repeat", 1, "record the program this many times (1 to 20) and pool the recordings: every interval at the shortest any of them took")
+		repeat := fs.Int("repeat", 1, "record the program this many times (1 to 20) and pool the recordings: every interval at the length they agree on")
 		if err := parse(fs, args); err != nil {
 			return err
 		}
