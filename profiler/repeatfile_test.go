@@ -2,9 +2,7 @@ package profiler
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
-	"math"
 	"slices"
 	"testing"
 )
@@ -97,31 +95,11 @@ func TestReadRepeatVersion1(t *testing.T) {
 	recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
 	recordWith(t, rp, 1, loopEvents([9]int64{1000, 250, 290, 900, 500, 200, 300, 400, 480}, 1), 60)
 	// The same pool as version 1 wrote it: the shortest lengths only.
-	names := map[string]uint64{}
-	var table []string
-	for i := range rp.ev.len() {
-		e := rp.ev.at(i)
-		if _, ok := names[e.name]; !ok {
-			names[e.name] = uint64(len(table))
-			table = append(table, e.name)
-		}
+	var buf bytes.Buffer
+	if _, err := rp.writeVersion(&buf, 1); err != nil {
+		t.Fatal(err)
 	}
-	b := append([]byte(repeatMagic), 1)
-	b = binary.AppendUvarint(b, uint64(rp.runs))
-	b = appendString(b, rp.off)
-	b = binary.AppendUvarint(b, uint64(len(table)))
-	for _, s := range table {
-		b = appendString(b, s)
-	}
-	b = binary.AppendUvarint(b, uint64(rp.ev.len()))
-	for i := range rp.ev.len() {
-		e := rp.ev.at(i)
-		b = append(b, byte(e.op))
-		b = binary.AppendUvarint(b, names[e.name])
-		b = binary.AppendVarint(b, e.arg)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.ns))
-	}
-	back, err := ReadRepeat(bytes.NewReader(b))
+	back, err := ReadRepeat(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
