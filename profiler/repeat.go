@@ -9,7 +9,7 @@ import (
 // Repeat pools several recordings of one deterministic run, so that each
 // interval of the program tree is the one length that its recordings
 // agree on: the shorter of two, and from three on the second shortest
-// of them (pooledLen).
+// of them unless it lies a hiccup above the shortest (pooledLen).
 //
 // A recording measures wall time, so anything else the core does while a
 // task runs (a timer interrupt, another process, the garbage collector)
@@ -189,16 +189,29 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 // pooledLen returns the length a Repeat gives an interval whose shortest
 // two lengths over n recordings are first and second (second is +Inf for
 // n = 1): the only one for one recording, the shorter for two (with one
-// of two disturbed, the other is the undisturbed length), and the second
-// shortest for three or more, which a single disturbed recording cannot
+// of two disturbed, the other is the undisturbed length), and from three
+// on the second shortest, which a single disturbed recording cannot
 // lower and which, unlike the shortest, is not pulled down by intervals
-// that vary both ways between recordings.
+// that vary both ways between recordings. Where the second shortest
+// exceeds the shortest by more than such variation does (hiccupNs, or
+// hiccupShare of the interval), two recordings were struck in the same
+// interval, as a collection the run triggers at the same allocation
+// does; the shortest is then the undisturbed length.
 func pooledLen(first, second float64, n int) float64 {
-	if n <= 2 {
+	if n <= 2 || second-first > max(hiccupNs, hiccupShare*first) {
 		return first
 	}
 	return second
 }
+
+// hiccupNs and hiccupShare bound how far apart the lengths of one
+// interval in two undisturbed recordings lie: clock steps and cache
+// effects move an interval by tens of nanoseconds or a percent, while a
+// timer interrupt, a descheduling or a collection takes microseconds.
+const (
+	hiccupNs    = 1000
+	hiccupShare = 0.02
+)
 
 // finish ends a recording that built its tree.
 func (r *Repeat) finish() { r.runs++ }

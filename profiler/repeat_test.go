@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -147,5 +148,29 @@ func TestRepeatCapped(t *testing.T) {
 	recordWith(t, whole, 1, longer, 70)
 	if whole.Mismatch() == "" {
 		t.Error("a recording with more events than a whole pool: no mismatch")
+	}
+}
+
+func TestPooledLen(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name          string
+		first, second float64
+		n             int
+		want          float64
+	}{
+		{"one recording", 50, inf, 1, 50},
+		{"two: the shorter", 50, 70, 2, 50},
+		{"three: the second shortest", 50, 70, 3, 70},
+		{"three, a microsecond apart: still jitter", 100_000, 101_000, 3, 101_000},
+		{"three, 2% apart: still jitter", 200_000, 204_000, 4, 204_000},
+		{"two struck alike: the shortest", 50_000, 62_000, 3, 50_000},
+		{"a short interval struck twice: the shortest", 60, 15_000, 3, 60},
+		{"second unknown (a version 1 file)", 50, inf, 3, 50},
+	}
+	for _, tt := range tests {
+		if got := pooledLen(tt.first, tt.second, tt.n); got != tt.want {
+			t.Errorf("%s: pooledLen(%g, %g, %d) = %g, want %g", tt.name, tt.first, tt.second, tt.n, got, tt.want)
+		}
 	}
 }

@@ -19,7 +19,8 @@
 //
 // Run records each sample's serial version three times with
 // annotate.RecordWith, pooling the recordings (profiler.Repeat: every
-// interval the second shortest of the three) at a compression
+// interval the second shortest of the three, or the shortest where
+// the second lies a hiccup above it) at a compression
 // tolerance of 0.5% (Config.Tolerance), predicts its speedup with the emulators (ff, syn), measures the real
 // speedup of the parallel version at the same schedule and thread count
 // (runtime.GOMAXPROCS set to it; median of repeated runs), and reports

@@ -46,8 +46,9 @@ later runs' output not shown) and pools the recordings (the
 PROPHET_REPEAT environment variable): every interval at the length the
 recordings agree on (the shorter of two; from three on the second
 shortest, since intervals of tens of nanoseconds also vary both ways and
-the shortest of several is below their usual length), which leaves such
-hiccups out and lets runs of identical tasks compress further. The program must do the same work each time;
+the shortest of several is below their usual length, unless it lies
+microseconds above the shortest), which leaves such hiccups out and lets
+runs of identical tasks compress further. The program must do the same work each time;
 where a recording differs from the first, pooling stops there. The pool
 lives in the recorded program, 48 bytes an annotation event, and keeps
 the first 4,194,304 events (192 MiB, a loop of about two million tasks):
