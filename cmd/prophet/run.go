@@ -48,12 +48,12 @@ recordings agree on (the shorter of two; from three on the second
 shortest, since intervals of tens of nanoseconds also vary both ways and
 the shortest of several is below their usual length, unless it lies
 microseconds above the shortest), which leaves such hiccups out and lets
-runs of identical tasks compress further. The program must do the same work each time;
-where a recording differs from the first, pooling stops there. The pool
-lives in the recorded program, 48 bytes an annotation event, and keeps
-the first 4,194,304 events (192 MiB, a loop of about two million tasks):
-past them, the intervals are the last recording's, and prophet run says
-so. After a single recording, prophet run suggests --repeat where tasks
+runs of identical tasks compress further. The program must do the same
+work each time; where a recording differs from the first, pooling stops
+there. The pool lives in the recorded program, 48 bytes an annotation
+event, and keeps the first 4,194,304 events (192 MiB, a loop of about two
+million tasks): past them, the intervals are the last recording's, and
+prophet run says so. After a single recording, prophet run suggests --repeat where tasks
 that look struck (three times their section's median task, and 5 µs
 more) hold 0.5% of the work or more.
 
