@@ -309,7 +309,6 @@ func TestSpinCheck(t *testing.T) {
 	// holds (710-810, 1410-1510, 2110-2210, 2810-3510); past the window
 	// it has parked, and a's Unlock at 3510 wakes it, 3 ns later: b
 	// 3513-3523, one hand-off.
-	ov.LockHandoffNs = 3
 	parks := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(700), tree.L(1, 100), tree.U(600), tree.L(1, 100),
 		tree.U(600), tree.L(1, 100), tree.U(600), tree.L(1, 700)), tree.Task("b", tree.U(1), tree.L(1, 10)))
 	if r, _ := emulateOnce(nil, mustCompile(t, parks), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 3523 || r.nHandoff != 1 {
