@@ -71,26 +71,38 @@ func (s *state) checkpoint(g *gor, f *frame, r *taskRun, tm *team) spawnCheck {
 }
 
 // addCycles adds, at the current spawn of spawner g (frame f, of team
-// tm, in a run of count tasks), as many more cycles d as leave at least
-// one whole cycle, and the spawn after it, to the event loop: the
-// clocks, every pending event and every counter move by a whole number
-// of cycles (on the grid, so exactly). It reports whether it added any.
+// tm, in a run of count tasks), as many more cycles d as the run has
+// spawns for, the spawn after the last of them included (the state a
+// cycle ends in is the one at that spawn), and leaves the rest to the
+// event loop: the clocks, every pending event and every counter move by
+// a whole number of cycles (on the grid, so exactly). It reports
+// whether it added any.
 func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta) bool {
 	if d.changed || d.rep <= 0 || !(d.now > 0) || !isInt(d.now) || !isInt(d.busy) {
 		return false
 	}
-	k := (count - f.rep - d.rep - 1) / d.rep
+	k := (count - f.rep - 1) / d.rep
 	if k < 1 || s.now+float64(k)*d.now >= maxExact || s.busy+float64(k)*d.busy >= maxExact {
 		return false
 	}
-	s.cycleSpawns += k * d.rep
-	by := float64(k) * d.now
+	s.shift(g, tm, float64(k)*d.now, k*d.rep, float64(k)*d.busy, int(k)*d.wakes)
+	f.rep += k * d.rep
+	return true
+}
+
+// shift moves spawner g of team tm, the clocks and every pending event
+// (but g's own) on by by ns, for spawns spawns made meanwhile whose
+// goroutines kept the cores busy for busy ns and woke cores wakes
+// times: the state at g's current spawn, as it is, becomes the state at
+// its spawn spawns later. The caller moves g's position in the section.
+func (s *state) shift(g *gor, tm *team, by float64, spawns int64, busy float64, wakes int) {
+	s.cycleSpawns += spawns
 	for i := 1; i < len(s.h); i++ {
 		ev := &s.h[i]
 		ev.t += by
 		if ev.kind == evG {
 			// A goroutine of a task running (a spawnPeriod state):
-			// it started, and will end, k cycles later.
+			// it started, and will end, that much later.
 			o := s.gs[ev.id]
 			o.clock += by
 			s.coreSince[o.core] += by
@@ -98,14 +110,12 @@ func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta)
 	}
 	s.now += by
 	g.clock = s.now
-	s.busy += float64(k) * d.busy
-	// The last task ended a whole number of cycles later too.
+	s.busy += busy
+	// The last task ended that much later too.
 	s.end += by
-	f.rep += k * d.rep
-	tm.spawned += int(k * d.rep)
-	s.nSpawn += int(k * d.rep)
-	s.wakes += int(k) * d.wakes
-	return true
+	tm.spawned += int(spawns)
+	s.nSpawn += int(spawns)
+	s.wakes += wakes
 }
 
 // spawnCycle runs at each spawn of spawner g (frame f, in run r of a task
@@ -114,30 +124,31 @@ func (s *state) addCycles(g *gor, f *frame, tm *team, count int64, d cycleDelta)
 // core idle, nothing queued or pending, no other goroutine alive) it
 // notes the state, and after two alike cycles, each within one run, it
 // adds whole cycles in one step (see above). cycles counts the cycles
-// compared so far, plus one.
-func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) {
+// compared so far, plus one. It reports whether g's spawn is now of
+// another task child of f's section (spawnSkip moved it there).
+func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) bool {
 	if s.stepwise || s.spans != nil || s.spawnLimit > 0 || r == nil || !r.pure ||
 		!s.gridBurden || s.aheadUntil > s.now || g.clock != s.now || !isInt(s.now) {
-		return
+		return false
 	}
 	if s.onlyPeriods || len(s.gs)-len(s.free) != 1 || s.ready.len() != 0 || s.waking != 0 || len(s.idle) != s.t-1 || len(s.h) != 1 {
 		s.spawnPeriod(g, f, r, count, tm)
 		if !s.exactSpawn && s.periodRun == r {
-			s.spawnSkip(g, f, r, count, tm)
+			return s.spawnSkip(g, f, r, count, tm)
 		}
-		return
+		return false
 	}
 	cur := s.checkpoint(g, f, r, tm)
 	prev := &s.cycleAt
 	if s.cycles == 0 || prev.g != g || prev.gen != g.gen || prev.run.node != r.node {
 		s.cycleAt, s.cycles = cur, 1
-		return
+		return false
 	}
 	if prev.run != r {
 		// The cycle since prev crossed into another run: a new
 		// checkpoint, but no cycle to compare.
 		s.cycleAt = cur
-		return
+		return false
 	}
 	d := cur.delta(prev)
 	if s.cycles >= 2 && d == s.cycleBy && s.addCycles(g, f, tm, count, d) {
@@ -145,6 +156,7 @@ func (s *state) spawnCycle(g *gor, f *frame, r *taskRun, count int64, tm *team) 
 	}
 	s.cycleAt, s.cycleBy = cur, d
 	s.cycles++
+	return false
 }
 
 // Periods: where the cores never all go idle (16 threads with cores in
@@ -208,7 +220,7 @@ func (s *state) periodQualifies(g *gor, r *taskRun, tm *team) bool {
 		case evG:
 			o := s.gs[ev.id]
 			_, starting, ok := s.pureSpawnShape(o, ev.t)
-			if !ok || o == g || o.team != tm || !isInt(ev.t) || starting && o.frames[0].run != r {
+			if !ok || o == g || o.team != tm || !isInt(ev.t) || starting && !alike(o.frames[0].run, r) {
 				return false
 			}
 			running++
@@ -221,11 +233,18 @@ func (s *state) periodQualifies(g *gor, r *taskRun, tm *team) bool {
 	}
 	q := &s.ready
 	for i := 0; i < q.entries.len(); i++ {
-		if e := q.at(i); e.g != nil || e.run != r {
+		if e := q.at(i); e.g != nil || !alike(e.run, r) {
 			return false
 		}
 	}
 	return true
+}
+
+// alike reports whether goroutines of task runs a and b are the same to
+// the cores: the same run, or runs of pure tasks of one length (a
+// recorded loop's runs of one task, split by a struck task between).
+func alike(a, b *taskRun) bool {
+	return a == b || a != nil && b != nil && a.pure && b.pure && a.work == b.work
 }
 
 // periodNote fills ps with the state at the current spawn of g, which
@@ -313,77 +332,4 @@ func (s *state) spawnPeriod(g *gor, f *frame, r *taskRun, count int64, tm *team)
 		s.periodPower *= 2
 		s.periodLam = 0
 	}
-}
-
-// Spawn skips: where no period repeats (the wake-ups of idle cores at 4
-// to 16 threads make the state at a spawn come back within 128 ns in 4
-// of 40 runs of a recorded 10^6-task loop, over their first 4,000
-// spawns), a spawner that outruns nothing still sets the pace. Over a
-// window of at least skipWindow spawns of one run, between two states
-// that qualify as spawnPeriod's do (nothing alive but the spawner and
-// the run's pure tasks), its clock moved by its spawns' cost alone, and
-// no more goroutines wait or run at the window's end than at its start.
-// Its clock then moves the same way whatever the cores do, and with it
-// the section's end, but for its last tasks. spawnSkip adds as many such
-// windows at once as the run has spawns for, leaving at least one to the
-// event loop, with the state of the cores as it is now moved by the
-// windows' time, as addCycles does for a period. The busy time is
-// exact: the windows skipped are busy for their tasks' work (the
-// spawner's own stretch, which goes on, counts its spawns). Unlike a
-// period, the state does not come back exactly, so this is the one
-// shortcut that is not exact: after a skip, the cores' wake-ups are in
-// the phases of the state before it, where the step-by-step emulation's
-// would differ. That moves the section's last tasks, by at most a
-// wake-up; TestSpawnSkipError bounds it against the exact emulation
-// (at most 6.6 µs on sections of 8 to 31 ms; at most 10^-5 of the
-// recorded 10^6-task loop's 0.25-0.39 s).
-
-// skipWindow is the fewest spawns a window of spawnSkip holds.
-const skipWindow = 32
-
-// spawnSkip runs at each spawn where spawnCycle found no checkpoint,
-// after spawnPeriod (see above): it opens a window at a state that
-// qualifies, and at the first state that qualifies skipWindow spawns or
-// more later (up to four windows' worth), skips whole windows where the
-// spawner set the pace.
-func (s *state) spawnSkip(g *gor, f *frame, r *taskRun, count int64, tm *team) {
-	if s.skipRun != r || s.skipAt.g != g || s.skipAt.gen != g.gen {
-		s.skipRun, s.skipN = r, 0
-	}
-	if s.skipN == 0 {
-		// The window starts at a state that qualifies.
-		if count-f.rep >= 3*skipWindow && s.periodQualifies(g, r, tm) {
-			s.skipAt = s.checkpoint(g, f, r, tm)
-			s.skipN = 1
-		}
-		return
-	}
-	if s.skipN++; s.skipN <= skipWindow {
-		return
-	}
-	if s.skipN > 4*skipWindow {
-		s.skipN = 0 // no state qualified to end the window: start again
-		return
-	}
-	if !s.periodQualifies(g, r, tm) {
-		return
-	}
-	cur := s.checkpoint(g, f, r, tm)
-	d := cur.delta(&s.skipAt)
-	s.skipN = 0
-	// The spawner must have set the pace: its clock moved by its spawns
-	// alone, and no more goroutines wait or run than at the window's
-	// start.
-	if cur.pending > s.skipAt.pending || count-f.rep < 3*d.rep || d.now != float64(d.rep)*s.spawnNs {
-		return
-	}
-	// What differs from the window before (the running goroutines'
-	// phases) is what the skip leaves as it is. The busy time the
-	// window accrued is that of the core stretches that ended in it,
-	// which may have begun long before; the windows skipped are busy
-	// for what their tasks take, exactly (the spawner's own stretch,
-	// which goes on, counts its spawns).
-	d.changed = false
-	d.busy = float64(d.rep) * (s.ov.SpawnRunNs + r.work*s.burden)
-	s.addCycles(g, f, tm, count, d)
 }

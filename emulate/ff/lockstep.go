@@ -463,8 +463,10 @@ func (s *state) lockstepSpawnPure() bool {
 		}
 		return end, ev.seq, true
 	})
+	// A core further on (its task longer) waits as a foreign event.
+	members, foreign, last = s.within(members, foreign, first, period, true)
 	k := int64(len(members))
-	if k == 0 || !(last-first < period) {
+	if k == 0 {
 		return false
 	}
 	// The loop takes ends at the same time in the order of their
@@ -648,11 +650,13 @@ func (s *state) lockstepPure() bool {
 		wf, ok := pureShape(g, ev.t)
 		return ev.t, ev.seq, ok && wf.team == tm
 	})
-	k := int64(len(members))
 	// Within one period, every member takes one chunk per round: each
 	// one's next fetch comes after the others' current ones (at a tie,
-	// its fresh sequence number puts it after them).
-	if k < 2 || !(first+period >= last) {
+	// its fresh sequence number puts it after them). A worker further
+	// on (one whose task was longer) waits as a foreign event.
+	members, foreign, last = s.within(members, foreign, first, period, false)
+	k := int64(len(members))
+	if k < 2 {
 		return false
 	}
 	nmax := (r.count - tm.cur.off) / (k * cs)
@@ -679,6 +683,26 @@ func (s *state) lockstepPure() bool {
 	s.now = max(s.now, last+float64(n-1)*period)
 	s.resequence(members)
 	return true
+}
+
+// within keeps the members whose times lie within span of first (the
+// members' earliest; strictly less than span from it where strict is
+// set), and returns them, with the earliest time of every other event
+// (the members dropped count at their events' times) and the kept
+// members' latest time. It keeps the members' order.
+func (s *state) within(members []stepper, foreign, first, span float64, strict bool) ([]stepper, float64, float64) {
+	kept := members[:0]
+	last := math.Inf(-1)
+	for _, m := range members {
+		if d := m.t - first; d < span || !strict && d == span {
+			kept = append(kept, m)
+			last = max(last, m.t)
+			continue
+		}
+		foreign = min(foreign, s.h[m.ev].t)
+	}
+	s.steppers = kept
+	return kept, foreign, last
 }
 
 // gather collects, as s.steppers, the goroutine events on the grid that

@@ -128,7 +128,10 @@ func (s *state) stepSpawn(g *gor, f *frame) step {
 			if !s.pay(g, f, &s.nSpawn, s.spawnNs, "spawn") {
 				return stYield
 			}
-			s.spawnCycle(g, f, run, c.count(), tm)
+			if s.spawnCycle(g, f, run, c.count(), tm) {
+				// Skipped on to a spawn of a later task child.
+				c, run = &s.p.kids(f.node)[f.i], &f.info.runs[f.w]
+			}
 			tm.spawned++
 			f.rep++
 			last := f.rep >= c.count()
