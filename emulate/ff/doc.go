@@ -226,7 +226,11 @@
 //     spawn, whole cycles or periods of it are added at once (cycle.go:
 //     spawnCycle, spawnPeriod); where it does not (the wake-ups of idle
 //     cores at 4 to 16 threads), but the spawner sets the pace, whole
-//     windows of its spawns are (spawnSkip);
+//     windows of its spawns are (skip.go: spawnSkip), and on across the
+//     runs of a recording's loop split by struck tasks (skipAcross);
+//   - a worker (or core) whose task was longer than its neighbours' waits
+//     outside the rounds of lockstepPure and lockstepSpawnPure, as any
+//     other event, instead of stopping them until it is back in phase;
 //   - a wake-up sample whose wake-ups all came too late to matter (each
 //     found no goroutine waiting for a core, and none became ready after
 //     the first) stands for every longer latency, which then is not

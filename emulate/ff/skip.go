@@ -151,13 +151,13 @@ walk:
 		run := &runs[w]
 		w++
 		if !run.pure {
-			break
+			break walk
 		}
 		cost := run.work*s.burden + s.ov.SpawnRunNs
 		if run.work != r.work {
 			// A task of another length: one, struck, among the alike.
 			if run.count != 1 || !isInt(cost) {
-				break
+				break walk
 			}
 			m++
 			by += s.spawnNs
