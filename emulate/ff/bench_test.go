@@ -127,6 +127,46 @@ func BenchmarkSpawnFeedRuns(b *testing.B) {
 	benchSection(b, tree.Sec("runs", runs...), 2, "spawn", machine.Overheads{SpawnNs: 100})
 }
 
+// struckTree is a regular loop of n tasks of 312 ns as a single recording
+// keeps it: runs of a few to a few thousand identical tasks (median
+// about 40), each followed by one task struck by an interrupt or the
+// collector (0.7 to 130 µs), and now and then the loop's own code struck
+// between two tasks.
+func struckTree(n int) *tree.Node {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var kids []*tree.Node
+	for left := n; left > 0; {
+		c := min(1+int(rng.ExpFloat64()*60), left)
+		left -= c
+		kids = append(kids, tree.Run(int64(c), tree.Task("t", tree.U(312))))
+		if left == 0 {
+			break
+		}
+		left--
+		if rng.IntN(50) == 0 {
+			kids = append(kids, tree.Task("t", tree.U(20000+rng.Int64N(110000))))
+		} else {
+			kids = append(kids, tree.Task("t", tree.U(700+rng.Int64N(4000))))
+		}
+		if rng.IntN(8) == 0 {
+			kids = append(kids, tree.U(2000+rng.Int64N(3000)))
+		}
+	}
+	return tree.Sec("loop", kids...)
+}
+
+// BenchmarkStruck emulates the single recording of a regular loop of
+// 10^6 tasks (struckTree) on 16 threads, with measured overheads: the
+// struck tasks break the runs, which the pure rounds of dynamic:1 and
+// spawn's skips carry on across.
+func BenchmarkStruck(b *testing.B) {
+	sec := struckTree(1_000_000)
+	ov := machine.Overheads{ChunkNs: 9, ChunkMigrateNs: 12, SpawnNs: 287, SpawnRunNs: 385, JoinNs: 7446, WakeP50Ns: 15849, WakeP90Ns: 29286, RunnextNs: 71000}
+	for _, s := range []string{"static", "static:1", "dynamic:1", "guided:1", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 16, s, ov) })
+	}
+}
+
 // BenchmarkSpawnCycles emulates 10^6 spawned tasks of 362 ns on 4
 // threads with a spawn that costs more than a task and a wake-up that
 // costs much more (the spawn cycles of spawnCycle).
