@@ -222,6 +222,12 @@ type Walk struct {
 	// come out twice as long. Zero in a profile saved before it was
 	// measured: the synthesizer then measures it.
 	SpinNs float64 `json:"spin_ns,omitempty"`
+	// Clock names the clock the spin delays read when these were
+	// measured (spin.Clock): what a delay costs beyond its request
+	// depends on it, so the synthesizer measures its own walking costs
+	// where a profile's were measured with another (or, empty, before
+	// the name was kept).
+	Clock string `json:"clock,omitempty"`
 }
 
 // Fit is a fitted curve y = A·f(x) + B where f is the identity ("linear"),

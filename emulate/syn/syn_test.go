@@ -2,6 +2,7 @@ package syn
 
 import (
 	"errors"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"math"
 	"runtime"
 	"strings"
@@ -16,7 +17,7 @@ import (
 )
 
 // fixedWalk keeps unit tests from measuring walk costs.
-var fixedWalk = emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 1}}
+var fixedWalk = emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 1, Clock: spin.Clock()}}
 
 var allSchedules = []par.Schedule{
 	{Policy: par.Static},
@@ -587,14 +588,25 @@ func TestSectionWalkFewVisits(t *testing.T) {
 // SpinNs measured alone, without the whole walk measurement.
 func TestWalkCostFillsSpin(t *testing.T) {
 	e := New(Options{})
-	w := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 3, CallNs: 7}})
+	w := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 3, CallNs: 7, Clock: spin.Clock()}})
 	if w.NodeNs != 3 || w.CallNs != 7 || !(w.SpinNs > 0) {
 		t.Errorf("walkCost = %+v, want NodeNs 3, CallNs 7 and a measured SpinNs", w)
 	}
 	if e.walk != (machine.Walk{}) {
 		t.Errorf("the whole walk was measured: %+v", e.walk)
 	}
-	if got := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 40}}); got.SpinNs != 40 {
+	if got := e.walkCost(emulate.Options{Walk: machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 40, Clock: spin.Clock()}}); got.SpinNs != 40 {
 		t.Errorf("a profile's SpinNs was replaced: %+v", got)
+	}
+}
+
+// TestWalkCostOtherClock checks that walking costs measured with spin
+// delays on another clock are measured anew: a delay's own cost depends
+// on the clock it reads.
+func TestWalkCostOtherClock(t *testing.T) {
+	e := New(Options{})
+	stale := machine.Walk{NodeNs: 1, CallNs: 1, SpinNs: 40, Clock: "another clock"}
+	if got := e.walkCost(emulate.Options{Walk: stale}); got == stale || got.Clock != spin.Clock() {
+		t.Errorf("walkCost = %+v, want the walk measured here with clock %q", got, spin.Clock())
 	}
 }

@@ -64,7 +64,7 @@ func MeasureWalk() machine.Walk {
 	nNodes, nCalls := counts(np)
 	nodeNs := (fBest - float64(fp.work)) / fNodes
 	callNs := (nBest - float64(np.work) - nNodes*nodeNs) / nCalls
-	return machine.Walk{NodeNs: max(nodeNs, 0), CallNs: max(callNs, 0), SpinNs: spinNs}
+	return machine.Walk{NodeNs: max(nodeNs, 0), CallNs: max(callNs, 0), SpinNs: spinNs, Clock: spin.Clock()}
 }
 
 // Spin measurement parameters: rounds (the median counts, after one that

@@ -2,7 +2,11 @@
 // touching memory: the synthesizer's stand-in for a program's computation
 // (the paper's FakeDelay) and the validation suite's synthetic work.
 //
-// For loops on the monotonic clock of internal/clock. It counts only the
+// For loops on a clock of internal/clock: the CPU's time-stamp counter
+// where it runs at a constant rate (its reads are not ordered, so the
+// atomic instructions of a sync.Mutex next to a delay cost what they
+// cost next to a program's own computation), the runtime's monotonic
+// clock elsewhere. It counts only the
 // time it was actually running: a gap between two consecutive clock
 // readings longer than GapNs means the goroutine was descheduled (by the
 // Go scheduler, which preempts goroutines that run for more than about
