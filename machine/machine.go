@@ -66,7 +66,7 @@ type Overheads struct {
 	// nanoseconds alternate at the counter, and nearly every fetch pays
 	// it. Load gives a profile saved before prophet measured it
 	// Default's; zero charges nothing.
-	ChunkMigrateNs float64 `json:"chunk_migrate_ns,omitempty"`
+	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
 	// SpawnRunNs is what running a spawned goroutine costs the core that
@@ -76,7 +76,7 @@ type Overheads struct {
 	// the spawner, limit a spawn, each goroutine costs SpawnNs plus this.
 	// Load gives a profile saved before prophet measured it Default's;
 	// zero charges nothing.
-	SpawnRunNs float64 `json:"spawn_run_ns,omitempty"`
+	SpawnRunNs float64 `json:"spawn_run_ns"`
 	// ChanSendNs is the cost of one send into a buffered channel with
 	// room, by one goroutine (a worker pool's caller filling the
 	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
@@ -84,8 +84,8 @@ type Overheads struct {
 	// workers receive from the one channel at once: the channel's lock
 	// and cache line contended. Load gives a profile saved before
 	// prophet measured them Default's; zero charges nothing.
-	ChanSendNs float64 `json:"chan_send_ns,omitempty"`
-	ChanRecvNs float64 `json:"chan_recv_ns,omitempty"`
+	ChanSendNs float64 `json:"chan_send_ns"`
+	ChanRecvNs float64 `json:"chan_recv_ns"`
 	// LockNs is the cost of acquiring and releasing an uncontended
 	// mutex; LockHandoffNs the typical delay before a goroutine that
 	// parked waiting for a contended lock, its thread asleep, runs again
@@ -100,7 +100,7 @@ type Overheads struct {
 	// nanoseconds, which a loop of short critical sections on several
 	// cores pays at nearly every Lock). Load gives a profile saved
 	// before prophet measured it Default's; zero charges nothing.
-	LockMigrateNs float64 `json:"lock_migrate_ns,omitempty"`
+	LockMigrateNs float64 `json:"lock_migrate_ns"`
 	// LockWakeNs is the unlocker's own cost when its Unlock wakes a
 	// waiter that parked: Go readies the waiter and wakes an idle core's
 	// thread for it (a futex wake) before Unlock returns, while the lock
@@ -327,20 +327,29 @@ func Load(path string) (Profile, error) {
 	if err := p.Validate(); err != nil {
 		return Profile{}, fmt.Errorf("reading machine profile %s: out of range: %w", path, err)
 	}
+	// A cost measured later than the profile was saved has no key in
+	// it: Default's stands in. (One measured as 0 has its key.)
+	var keys struct {
+		Overheads map[string]json.RawMessage `json:"overheads"`
+	}
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return Profile{}, fmt.Errorf("reading machine profile %s: not a prophet machine profile: %w", path, err)
+	}
+	saved := func(key string) bool { _, ok := keys.Overheads[key]; return ok }
 	d := Default().Overheads
-	if o := &p.Overheads; o.ChanSendNs == 0 && o.ChanRecvNs == 0 {
+	if o := &p.Overheads; !saved("chan_send_ns") && !saved("chan_recv_ns") {
 		// Saved before channel costs were measured.
 		o.ChanSendNs, o.ChanRecvNs = d.ChanSendNs, d.ChanRecvNs
 	}
-	if o := &p.Overheads; o.LockMigrateNs == 0 && o.LockNs > 0 {
+	if o := &p.Overheads; !saved("lock_migrate_ns") && o.LockNs > 0 {
 		// Saved before the lock's migration was measured.
 		o.LockMigrateNs = d.LockMigrateNs
 	}
-	if o := &p.Overheads; o.ChunkMigrateNs == 0 && o.ChunkNs > 0 {
+	if o := &p.Overheads; !saved("chunk_migrate_ns") && o.ChunkNs > 0 {
 		// Saved before the chunk counter's migration was measured.
 		o.ChunkMigrateNs = d.ChunkMigrateNs
 	}
-	if o := &p.Overheads; o.SpawnRunNs == 0 && o.SpawnNs > 0 {
+	if o := &p.Overheads; !saved("spawn_run_ns") && o.SpawnNs > 0 {
 		// Saved before a spawned goroutine's own cost was measured.
 		o.SpawnRunNs = d.SpawnRunNs
 	}

@@ -81,6 +81,11 @@ func TestLoadFillsLaterOverheads(t *testing.T) {
 			"chunk_ns": 17, "chunk_migrate_ns": 3, "chan_send_ns": 11, "chan_recv_ns": 30}}`, func(o Overheads) bool {
 			return o.SpawnRunNs == 250 && o.LockMigrateNs == 13 && o.ChunkMigrateNs == 3 && o.ChanSendNs == 11 && o.ChanRecvNs == 30
 		}},
+		// Measured as 0: kept.
+		{"zero", `{"version": 1, "overheads": {"spawn_ns": 300, "spawn_run_ns": 0, "lock_ns": 10, "lock_migrate_ns": 0,
+			"chunk_ns": 17, "chunk_migrate_ns": 0, "chan_send_ns": 0, "chan_recv_ns": 0}}`, func(o Overheads) bool {
+			return o.SpawnRunNs == 0 && o.LockMigrateNs == 0 && o.ChunkMigrateNs == 0 && o.ChanSendNs == 0 && o.ChanRecvNs == 0
+		}},
 		// Without a spawn, lock or chunk cost there is nothing the later
 		// overhead adds to: it stays 0.
 		{"none", `{"version": 1, "overheads": {"chan_send_ns": 11}}`, func(o Overheads) bool {
