@@ -30,7 +30,6 @@ const (
 	// median counts).
 	spawnRunTrials = 3
 	spawnTaskNs    = 5000
-	chunkIters     = 1 << 20
 	lockIters      = 1 << 20
 	handoffTrials  = 200
 	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
@@ -59,9 +58,9 @@ const (
 //     the return of par.For, in spawn sections of t tasks that spin
 //     20 µs each, the caller waiting at once, back to back (mostly the
 //     wake-up that the last wg.Done makes for the waiting goroutine);
-//   - ChunkNs: the time per chunk fetch of a worker in par.For's
-//     dynamic:1 loop with an empty body, all t workers fetching from
-//     the shared atomic counter at once (wall time × t / chunks);
+//   - ChunkNs: what a chunk fetch adds per task to a dynamic:1 loop of
+//     one worker and tasks of 50 ns over the same loop as a static
+//     block (median of nine rounds; see measureChunk);
 //   - ChunkMigrateNs: what a fetch costs beyond ChunkNs when the counter
 //     was last fetched from on another core, from two workers whose
 //     tasks of a fifth of a microsecond make them take turns at the
@@ -137,7 +136,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 		run  func(context.Context) error
 	}{
 		{"fork and join", func(ctx context.Context) (err error) { ov.ForkNs, ov.JoinNs, err = measureForkJoin(ctx, t); return }},
-		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx, t); return }},
+		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx); return }},
 		{"chunk migration", func(ctx context.Context) (err error) {
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
@@ -236,23 +235,52 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 }
 
 // chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
-// workers and returns the wall time.
+// workers and returns the wall time: the fetch when nothing else runs
+// (BenchmarkChunkDispatch).
 func chunkLoop(n, t int) time.Duration {
 	start := clock.Now()
 	par.For(n, t, par.Schedule{Policy: par.Dynamic, Chunk: 1}, func(int) {})
 	return time.Duration(clock.Now() - start)
 }
 
-func measureChunk(ctx context.Context, t int) (float64, error) {
-	best := time.Duration(1<<63 - 1)
-	for r := 0; r < 3; r++ {
+// measureChunk returns what a chunk fetch adds to a dynamic:1 loop of
+// short tasks on one worker, where the counter's line stays on its
+// core: the median, over chunkRounds rounds, of its wall time less the
+// same loop's as a static block, per task (at least 0). Each task spins
+// chunkTaskNs, its length loaded from a slice, as a body loads its
+// item. What the fetch costs when workers take turns at the counter is
+// ChunkMigrateNs (measureChunkMigrate). A fetch beside a task costs what
+// the core cannot overlap with the task: the empty loop's (chunkLoop,
+// every worker fetching back to back) reads 10-20 ns on the project's
+// VM, where beside tasks of 50 ns it is a few nanoseconds.
+func measureChunk(ctx context.Context) (float64, error) {
+	lens := make([]int64, chunkTasks)
+	for i := range lens {
+		lens[i] = chunkTaskNs
+	}
+	loop := func(s par.Schedule) float64 {
+		start := clock.Now()
+		par.For(len(lens), 1, s, func(i int) { spin.For(lens[i]) })
+		return float64(clock.Now() - start)
+	}
+	xs := make([]float64, chunkRounds)
+	for i := range xs {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		best = min(best, chunkLoop(chunkIters, t))
+		st := loop(par.Schedule{Policy: par.Static})
+		dy := loop(par.Schedule{Policy: par.Dynamic, Chunk: 1})
+		xs[i] = (dy - st) / chunkTasks
 	}
-	return float64(best) * float64(t) / chunkIters, nil
+	return max(robust.Median(xs), 0), nil
 }
+
+// Chunk fetch measurement: tasks per loop, each task's spin, rounds.
+const (
+	chunkTasks  = 50_000
+	chunkTaskNs = 50
+	chunkRounds = 9
+)
 
 // Chunk migration measurement: tasks per loop, each task's spin, and
 // rounds.

@@ -274,8 +274,8 @@ func Default() Profile {
 		Overheads: Overheads{
 			ForkNs:         250,
 			JoinNs:         8000,
-			ChunkNs:        17,
-			ChunkMigrateNs: 7,
+			ChunkNs:        3,
+			ChunkMigrateNs: 0,
 			SpawnNs:        420,
 			SpawnRunNs:     400,
 			ChanSendNs:     12,
