@@ -61,7 +61,9 @@ func forNow(ns int64) int64 {
 
 // forTicks is For on the time-stamp counter, whose ticks last r ns. A
 // difference of no ticks or fewer (a move to a CPU whose counter lags)
-// counts nothing.
+// counts nothing. It is forNow's loop with the other clock, written out
+// rather than shared through a func value, whose indirect call per read
+// leaves a mutex next to the delay dearer again.
 func forTicks(ns int64, r float64) int64 {
 	want := int64(math.Ceil(float64(ns) / r))
 	gap := int64(GapNs / r)
