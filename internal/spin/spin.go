@@ -27,9 +27,9 @@ const GapNs = 1000
 // (clock.TicksStable), For reads it (clock.Ticks) rather than the
 // runtime's clock: the runtime's read is ordered, so it waits for the
 // atomic instructions before it, and every sync.Mutex Lock and Unlock
-// next to For then cost 9-19 ns more than next to a program's own
-// computation (1-2 ns). The counter's rate is measured on first use, in
-// a few milliseconds.
+// next to For would cost many times what it costs next to a program's
+// own computation. The counter's rate is measured when the package is
+// initialized, in a few milliseconds.
 func For(ns int64) int64 {
 	if ns <= 0 {
 		return 0
@@ -92,9 +92,14 @@ var (
 	tickRate float64
 )
 
+// The counter's rate is measured when the package is initialized, so
+// that no timed delay (the first of a recording or of a timed run)
+// carries the measurement's sleep.
+func init() { tickNs() }
+
 // tickNs returns how many nanoseconds a tick of clock.Ticks lasts where
 // For may count on them (a hardware counter at a constant rate), and 0
-// elsewhere. It measures the rate on first use.
+// elsewhere. It measures the rate once.
 func tickNs() float64 {
 	tickOnce.Do(func() {
 		if !clock.TicksAreTSC {
