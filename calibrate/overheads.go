@@ -250,9 +250,9 @@ func chunkLoop(n, t int) time.Duration {
 // chunkTaskNs, its length loaded from a slice, as a body loads its
 // item. What the fetch costs when workers take turns at the counter is
 // ChunkMigrateNs (measureChunkMigrate). A fetch beside a task costs what
-// the core cannot overlap with the task: the empty loop's (chunkLoop,
-// every worker fetching back to back) reads 10-20 ns on the project's
-// VM, where beside tasks of 50 ns it is a few nanoseconds.
+// the core cannot overlap with the task, a fraction of the empty loop's
+// (chunkLoop, every worker fetching back to back), which ff would
+// otherwise charge at every fetch of every dynamic loop.
 func measureChunk(ctx context.Context) (float64, error) {
 	lens := make([]int64, chunkTasks)
 	for i := range lens {
