@@ -34,8 +34,8 @@ func For(ns int64) int64 {
 	if ns <= 0 {
 		return 0
 	}
-	if r := tickNs(); r > 0 {
-		return forTicks(ns, r)
+	if tickRate > 0 {
+		return forTicks(ns, tickRate)
 	}
 	return forNow(ns)
 }
@@ -87,45 +87,38 @@ func forTicks(ns int64, r float64) int64 {
 	return max(int64(float64(run)*r), ns)
 }
 
-var (
-	tickOnce sync.Once
-	tickRate float64
-)
+// tickRate is how many nanoseconds a tick of clock.Ticks lasts where For
+// may count on them (a hardware counter at a constant rate), and 0
+// elsewhere. It is measured when the package is initialized, so that no
+// timed delay (the first of a recording or of a timed run) carries the
+// measurement's sleep.
+var tickRate = measureTickRate()
 
-// The counter's rate is measured when the package is initialized, so
-// that no timed delay (the first of a recording or of a timed run)
-// carries the measurement's sleep.
-func init() { tickNs() }
-
-// tickNs returns how many nanoseconds a tick of clock.Ticks lasts where
-// For may count on them (a hardware counter at a constant rate), and 0
-// elsewhere. It measures the rate once.
-func tickNs() float64 {
-	tickOnce.Do(func() {
-		if !clock.TicksAreTSC {
-			return
-		}
-		if ok, _ := clock.TicksStable(); !ok {
-			return
-		}
-		if r := clock.MeasureTickRate(tickRateSleep); r > 0 && r != 1 {
-			tickRate = r
-		}
-	})
-	return tickRate
+// measureTickRate returns the value of tickRate.
+func measureTickRate() float64 {
+	if !clock.TicksAreTSC {
+		return 0
+	}
+	if ok, _ := clock.TicksStable(); !ok {
+		return 0
+	}
+	if r := clock.MeasureTickRate(tickRateSleep); r > 0 && r != 1 {
+		return r
+	}
+	return 0
 }
 
 // Clock names the clock For reads on this machine: "tsc" (the
 // time-stamp counter, clock.Ticks) or clock.Name (the runtime's). What a
 // spin delay costs beyond its request depends on it.
 func Clock() string {
-	if tickNs() > 0 {
+	if tickRate > 0 {
 		return "tsc"
 	}
 	return clock.Name
 }
 
-// tickRateSleep is how long tickNs measures the counter's rate over:
+// tickRateSleep is how long measureTickRate measures the counter's rate over:
 // long enough for an error of a few parts in 10^5.
 const tickRateSleep = 4 * time.Millisecond
 

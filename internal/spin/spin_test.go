@@ -26,7 +26,7 @@ func TestForCountsAtLeastRequested(t *testing.T) {
 		}
 		return forNow(ns)
 	}}
-	if r := tickNs(); r > 0 {
+	if r := tickRate; r > 0 {
 		fors["tsc"] = func(ns int64) int64 {
 			if ns <= 0 {
 				return 0
@@ -61,7 +61,7 @@ func TestForCountsAtLeastRequested(t *testing.T) {
 // TestClock checks that Clock names the clock For reads.
 func TestClock(t *testing.T) {
 	want := clock.Name
-	if tickNs() > 0 {
+	if tickRate > 0 {
 		want = "tsc"
 	}
 	if got := Clock(); got != want {
