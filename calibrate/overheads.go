@@ -234,15 +234,6 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 	return robust.Quantile(0.5, forks), joins / forkTrials, nil
 }
 
-// chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
-// workers and returns the wall time: the fetch when nothing else runs
-// (BenchmarkChunkDispatch).
-func chunkLoop(n, t int) time.Duration {
-	start := clock.Now()
-	par.For(n, t, par.Schedule{Policy: par.Dynamic, Chunk: 1}, func(int) {})
-	return time.Duration(clock.Now() - start)
-}
-
 // measureChunk returns what a chunk fetch adds to a dynamic:1 loop of
 // short tasks on one worker, where the counter's line stays on its
 // core: the median, over chunkRounds rounds, of its wall time less the
@@ -251,8 +242,8 @@ func chunkLoop(n, t int) time.Duration {
 // item. What the fetch costs when workers take turns at the counter is
 // ChunkMigrateNs (measureChunkMigrate). A fetch beside a task costs what
 // the core cannot overlap with the task, a fraction of the empty loop's
-// (chunkLoop, every worker fetching back to back), which ff would
-// otherwise charge at every fetch of every dynamic loop.
+// (every worker fetching back to back; BenchmarkChunkDispatch), which
+// ff would otherwise charge at every fetch of every dynamic loop.
 func measureChunk(ctx context.Context) (float64, error) {
 	lens := make([]int64, chunkTasks)
 	for i := range lens {

@@ -104,6 +104,14 @@ func BenchmarkForkJoin(b *testing.B) {
 	}
 }
 
+// chunkLoop runs par.For's dynamic:1 loop over n empty iterations with t
+// workers and returns the wall time: the fetch when nothing else runs.
+func chunkLoop(n, t int) time.Duration {
+	start := clock.Now()
+	par.For(n, t, par.Schedule{Policy: par.Dynamic, Chunk: 1}, func(int) {})
+	return time.Duration(clock.Now() - start)
+}
+
 func BenchmarkChunkDispatch(b *testing.B) {
 	n := max(b.N, 1)
 	b.ResetTimer()
