@@ -69,8 +69,8 @@ type Overheads struct {
 	// the team's counter was last fetched from on another core: its
 	// cache line moves over. Workers of tasks longer than a few tens of
 	// nanoseconds alternate at the counter, and nearly every fetch pays
-	// it. Load gives a profile saved before prophet measured it
-	// Default's; zero charges nothing.
+	// it. Load gives a profile without it Default's; zero charges
+	// nothing.
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
@@ -79,16 +79,15 @@ type Overheads struct {
 	// (its descriptor and stack were made on another core), switching to
 	// it, and its exit with the WaitGroup's Done. Where the cores, not
 	// the spawner, limit a spawn, each goroutine costs SpawnNs plus this.
-	// Load gives a profile saved before prophet measured it Default's;
-	// zero charges nothing.
+	// Load gives a profile without it Default's; zero charges nothing.
 	SpawnRunNs float64 `json:"spawn_run_ns"`
 	// ChanSendNs is the cost of one send into a buffered channel with
 	// room, by one goroutine (a worker pool's caller filling the
 	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
 	// worker of a pool pays per task received when all of the team's
 	// workers receive from the one channel at once: the channel's lock
-	// and cache line contended. Load gives a profile saved before
-	// prophet measured them Default's; zero charges nothing.
+	// and cache line contended. Load gives a profile without them
+	// Default's; zero charges nothing.
 	ChanSendNs float64 `json:"chan_send_ns"`
 	ChanRecvNs float64 `json:"chan_recv_ns"`
 	// LockNs is the cost of acquiring and releasing an uncontended
@@ -103,8 +102,8 @@ type Overheads struct {
 	// LockMigrateNs is what taking a mutex costs beyond LockNs when it
 	// was last held on another core: its cache line moves over (tens of
 	// nanoseconds, which a loop of short critical sections on several
-	// cores pays at nearly every Lock). Load gives a profile saved
-	// before prophet measured it Default's; zero charges nothing.
+	// cores pays at nearly every Lock). Load gives a profile without
+	// it Default's; zero charges nothing.
 	LockMigrateNs float64 `json:"lock_migrate_ns"`
 	// LockWakeNs is the unlocker's own cost when its Unlock wakes a
 	// waiter that parked: Go readies the waiter and wakes an idle core's
@@ -230,8 +229,8 @@ type Walk struct {
 	// Clock names the clock the spin delays read when these were
 	// measured (spin.Clock): what a delay costs beyond its request
 	// depends on it, so the synthesizer measures its own walking costs
-	// where a profile's were measured with another (or, empty, before
-	// the name was kept).
+	// where a profile's name another (a profile measured on another
+	// machine). Empty: not named, used as given.
 	Clock string `json:"clock,omitempty"`
 }
 
@@ -332,8 +331,9 @@ func Load(path string) (Profile, error) {
 	if err := p.Validate(); err != nil {
 		return Profile{}, fmt.Errorf("reading machine profile %s: out of range: %w", path, err)
 	}
-	// A cost measured later than the profile was saved has no key in
-	// it: Default's stands in. (One measured as 0 has its key.)
+	// Where a profile has no key for a cost (one written by hand; every
+	// profile calibrate writes has them all, a cost measured as 0
+	// included), Default's stands in.
 	var keys struct {
 		Overheads map[string]json.RawMessage `json:"overheads"`
 	}
@@ -343,19 +343,15 @@ func Load(path string) (Profile, error) {
 	saved := func(key string) bool { _, ok := keys.Overheads[key]; return ok }
 	d := Default().Overheads
 	if o := &p.Overheads; !saved("chan_send_ns") && !saved("chan_recv_ns") {
-		// Saved before channel costs were measured.
 		o.ChanSendNs, o.ChanRecvNs = d.ChanSendNs, d.ChanRecvNs
 	}
 	if o := &p.Overheads; !saved("lock_migrate_ns") && o.LockNs > 0 {
-		// Saved before the lock's migration was measured.
 		o.LockMigrateNs = d.LockMigrateNs
 	}
 	if o := &p.Overheads; !saved("chunk_migrate_ns") && o.ChunkNs > 0 {
-		// Saved before the chunk counter's migration was measured.
 		o.ChunkMigrateNs = d.ChunkMigrateNs
 	}
 	if o := &p.Overheads; !saved("spawn_run_ns") && o.SpawnNs > 0 {
-		// Saved before a spawned goroutine's own cost was measured.
 		o.SpawnRunNs = d.SpawnRunNs
 	}
 	return p, nil

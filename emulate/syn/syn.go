@@ -133,12 +133,11 @@ func (e *Emulator) MaxThreads() int { return e.opt.MaxThreads }
 // walkCost returns the walking costs: opt.Walk when set, otherwise ones
 // measured on this machine the first time they are needed. A Walk from a
 // profile saved before SpinNs was measured has that measured alone
-// (measureSpin), the first time it is needed; one measured with spin
-// delays on another clock than spin.For reads now (machine.Walk.Clock;
-// none named: the runtime's, which it read before) counts as not set.
+// (measureSpin), the first time it is needed; one that names another
+// clock than spin.For reads here (machine.Walk.Clock) counts as not set.
 func (e *Emulator) walkCost(opt emulate.Options) machine.Walk {
 	w := opt.Walk
-	if now := spin.Clock(); w.Clock != now && (w.Clock != "" || now != clock.Name) {
+	if w.Clock != "" && w.Clock != spin.Clock() {
 		w = machine.Walk{}
 	}
 	if w == (machine.Walk{}) {
