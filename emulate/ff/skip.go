@@ -154,7 +154,7 @@ walk:
 			break walk
 		}
 		cost := run.work*s.burden + s.ov.SpawnRunNs
-		if run.work != r.work {
+		if !alike(run, r) {
 			// A task of another length: one, struck, among the alike.
 			if run.count != 1 || !isInt(cost) {
 				break walk
