@@ -42,6 +42,13 @@ import "github.com/parallel-prophet/prophet/tree"
 // skipWindow is the fewest spawns a window of spawnSkip holds.
 const skipWindow = 16
 
+// skipAcrossKids is how many of the section's children skipAcross looks
+// at past the current one, or past the last target it found: where the
+// cores never catch up (struck tasks that outweigh their slack), a
+// window looks that far for a target in vain, instead of walking the
+// rest of the section at every window.
+const skipAcrossKids = 256
+
 // spawnSkip runs at each spawn where spawnCycle found no checkpoint,
 // after spawnPeriod (see above): it opens a window at a state that
 // qualifies, and at the first state that qualifies skipWindow spawns or
@@ -114,6 +121,14 @@ func (s *state) skipAcross(g *gor, f *frame, r *taskRun, tm *team, d cycleDelta)
 	if !(base <= keep) || !isInt(base) {
 		return false
 	}
+	// The state moves on as it is, every goroutine running with it: one
+	// that runs a longer task (a struck one) would run it again after
+	// the skip, so the skip waits until it is done.
+	for i := 1; i < len(s.h); i++ {
+		if ev := &s.h[i]; ev.kind == evG && ev.t-s.now > base {
+			return false
+		}
+	}
 	// Walking on from the current spawn: m spawns skipped so far, the
 	// spawner's clock moved by by, the goroutines' core time busy, and
 	// the cores' backlog.
@@ -131,9 +146,9 @@ func (s *state) skipAcross(g *gor, f *frame, r *taskRun, tm *team, d cycleDelta)
 		by, busy float64
 	}
 	var best target
-	w := f.w + 1
+	w, seen := f.w+1, f.i
 walk:
-	for i := f.i + 1; i < len(ch) && w < len(runs); i++ {
+	for i := f.i + 1; i < len(ch) && i <= seen+skipAcrossKids && w < len(runs); i++ {
 		c := &ch[i]
 		switch c.kind() {
 		case tree.KindU:
@@ -171,6 +186,7 @@ walk:
 		at := backlog - float64(lead)*(keep-base)
 		if at <= base {
 			best = target{i: i, w: w - 1, rep: lead, m: m + lead, by: by + float64(lead)*s.spawnNs, busy: busy + float64(lead)*base}
+			seen = i
 		}
 		m += run.count
 		by += float64(run.count) * s.spawnNs
