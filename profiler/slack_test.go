@@ -50,9 +50,15 @@ func TestLockTasksKeepTheirLengths(t *testing.T) {
 		return 0
 	}
 	// A recording's first tasks run cold and break a run or two more
-	// (34-39 runs in 1 of 30 recordings on the development VM); the
-	// two cases stay far apart.
-	if runs := record(false); runs > n/4 {
+	// (34-39 runs in 1 of 30 recordings on the development VM), and a
+	// task that loses its core (other tests run beside this one) breaks
+	// two: disturbances only add runs, so the fewest of three
+	// recordings counts. The two cases stay far apart.
+	runs := record(false)
+	for range 2 {
+		runs = min(runs, record(false))
+	}
+	if runs > n/4 {
 		t.Errorf("lock-free tasks: %d runs of %d tasks, want at most %d (merged within the slack)", runs, n, n/4)
 	}
 	if runs := record(true); runs < 3*n/4 {
