@@ -47,14 +47,25 @@ func (d *ring[T]) popFront() T {
 	return x
 }
 
-// take removes and returns the i-th entry from the front.
+// take removes and returns the i-th entry from the front, keeping the
+// others' order. It moves the entries on i's shorter side, so taking
+// from near either end of a long queue stays cheap.
 func (d *ring[T]) take(i int) T {
 	x := *d.at(i)
-	for j := i; j > 0; j-- {
-		*d.at(j) = *d.at(j - 1)
+	if i < d.n-1-i {
+		for j := i; j > 0; j-- {
+			*d.at(j) = *d.at(j - 1)
+		}
+		d.popFront()
+		return x
 	}
-	*d.at(0) = x
-	return d.popFront()
+	for j := i; j < d.n-1; j++ {
+		*d.at(j) = *d.at(j + 1)
+	}
+	var zero T
+	*d.at(d.n - 1) = zero
+	d.n--
+	return x
 }
 
 // at returns a pointer to the i-th entry from the front, valid until
