@@ -3,6 +3,7 @@ package syn
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/internal/spin"
@@ -89,6 +90,11 @@ type replayer struct {
 	sched   par.Schedule
 	threads int
 	walk    machine.Walk
+	// accts recycles the accounts of spawnTeam's goroutines. An
+	// account declared in each spawned task would escape to the heap
+	// (the replay recurses through nested sections), and the replay
+	// would pay an allocation per task that the program does not.
+	accts sync.Pool
 }
 
 // sec replays one run of a section on the calling goroutine, which is
@@ -158,12 +164,17 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 	var busy atomic.Int64
 	var sum, most atomic.Uint64 // float64 bits
 	par.ForWorker(sp.n, r.threads, r.sched, func(_, i int) {
-		var mine acct
+		mine, _ := r.accts.Get().(*acct)
+		if mine == nil {
+			mine = new(acct)
+		}
+		*mine = acct{}
 		mine.rng.Seed(uint64(i), ditherSeed)
-		r.task(sp.task(i), &mine)
+		r.task(sp.task(i), mine)
 		busy.Add(mine.busy)
 		addFloat(&sum, mine.walk)
 		maxFloat(&most, mine.walk)
+		r.accts.Put(mine)
 	})
 	a.busy += busy.Load()
 	a.walk += residue(math.Float64frombits(sum.Load()), math.Float64frombits(most.Load()), r.threads)

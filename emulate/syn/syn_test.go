@@ -288,6 +288,30 @@ func TestTeamWalkIsMostLoadedWorker(t *testing.T) {
 	}
 }
 
+// TestSpawnTeamAllocations checks that replaying a spawn section makes
+// no heap allocation of its own per task beyond what par's spawn makes
+// for each goroutine (its closure): the tasks' accounts are recycled.
+func TestSpawnTeamAllocations(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const n = 2000
+	sp, err := compile(tree.Sec("s", tree.Run(n, tree.Task("t", tree.U(10)))), 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spawn := &replayer{sched: par.Schedule{Policy: par.Spawn}, threads: 1}
+	perTask := testing.AllocsPerRun(5, func() {
+		var a acct
+		spawn.sec(sp, &a)
+	}) / n
+	// par's own: the same loop's goroutines with an empty body.
+	own := testing.AllocsPerRun(5, func() {
+		par.ForWorker(n, 1, spawn.sched, func(_, _ int) {})
+	}) / n
+	if perTask > own+0.1 {
+		t.Errorf("%.2f heap allocations a spawned task, against par's own %.2f", perTask, own)
+	}
+}
+
 func TestSectionResult(t *testing.T) {
 	e := New(Options{Repeats: 3, MaxThreads: 4})
 	before := runtime.GOMAXPROCS(0)
