@@ -307,7 +307,9 @@ func TestSpawnTeamAllocations(t *testing.T) {
 	own := testing.AllocsPerRun(5, func() {
 		par.ForWorker(n, 1, spawn.sched, func(_, _ int) {})
 	}) / n
-	if perTask > own+0.1 {
+	// An allocation per task would add 1; the race detector's sync.Pool
+	// drops some of what is put back, which adds a fraction.
+	if perTask > own+0.5 {
 		t.Errorf("%.2f heap allocations a spawned task, against par's own %.2f", perTask, own)
 	}
 }
