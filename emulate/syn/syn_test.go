@@ -2,7 +2,6 @@ package syn
 
 import (
 	"errors"
-	"github.com/parallel-prophet/prophet/internal/spin"
 	"math"
 	"runtime"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/clock"
+	"github.com/parallel-prophet/prophet/internal/spin"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
