@@ -9,21 +9,23 @@ import (
 )
 
 // TestMedianPair checks that the spawn costs MeasureLineCosts keeps are
-// the measured pair whose sum is the median, both costs from that one
-// measurement.
+// the measurement whose spawn and run costs add up to the median, every
+// cost from that one measurement.
 func TestMedianPair(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		ps   []spawnPair
-		want spawnPair
+		ps   []spawnCosts
+		want spawnCosts
 	}{
-		{"one", []spawnPair{{400, 600}}, spawnPair{400, 600}},
+		{"one", []spawnCosts{{400, 600, 0, 0}}, spawnCosts{400, 600, 0, 0}},
 		// A disturbed measurement (sum 2400) does not count, nor does
 		// the pair of medians (500, 700), which no measurement gave.
-		{"outlier", []spawnPair{{450, 700}, {900, 1500}, {500, 600}}, spawnPair{450, 700}},
-		{"low outlier", []spawnPair{{100, 50}, {420, 700}, {450, 600}}, spawnPair{450, 600}},
+		{"outlier", []spawnCosts{{450, 700, 0, 0}, {900, 1500, 0, 0}, {500, 600, 0, 0}}, spawnCosts{450, 700, 0, 0}},
+		{"low outlier", []spawnCosts{{100, 50, 0, 0}, {420, 700, 0, 0}, {450, 600, 0, 0}}, spawnCosts{450, 600, 0, 0}},
+		// The slope and its task length go with their measurement.
+		{"slope", []spawnCosts{{200, 900, 0.3, 2000}, {210, 1000, 0.1, 2000}, {220, 700, 0.5, 2000}}, spawnCosts{200, 900, 0.3, 2000}},
 		// An even count takes the upper middle.
-		{"even", []spawnPair{{300, 600}, {300, 700}, {300, 500}, {300, 800}}, spawnPair{300, 700}},
+		{"even", []spawnCosts{{300, 600, 0, 0}, {300, 700, 0, 0}, {300, 500, 0, 0}, {300, 800, 0, 0}}, spawnCosts{300, 700, 0, 0}},
 	} {
 		if got := medianPair(c.ps); got != c.want {
 			t.Errorf("%s: medianPair = %v, want %v", c.name, got, c.want)
@@ -49,8 +51,8 @@ func TestMeasureLineCosts(t *testing.T) {
 		if ov.LockMigrateNs < 0 || ov.ChunkMigrateNs < 0 {
 			t.Errorf("spawn %v: migration costs not measured: lock %v, chunk %v", spawn, ov.LockMigrateNs, ov.ChunkMigrateNs)
 		}
-		if spawn && (ov.SpawnNs <= 0 || ov.SpawnRunNs <= 0) {
-			t.Errorf("spawn costs not measured: %v and %v", ov.SpawnNs, ov.SpawnRunNs)
+		if spawn && (ov.SpawnNs <= 0 || ov.SpawnRunNs <= 0 || ov.SpawnRunTaskNs < 2000 || ov.SpawnRunSlope < 0) {
+			t.Errorf("spawn costs not measured: %v and %v, slope %v at %v", ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs)
 		}
 		if !spawn && (ov.SpawnNs != -1 || ov.SpawnRunNs != -1) {
 			t.Errorf("spawn costs measured though not asked for: %v and %v", ov.SpawnNs, ov.SpawnRunNs)
@@ -60,6 +62,7 @@ func TestMeasureLineCosts(t *testing.T) {
 		want.LockMigrateNs, want.ChunkMigrateNs = ov.LockMigrateNs, ov.ChunkMigrateNs
 		if spawn {
 			want.SpawnNs, want.SpawnRunNs = ov.SpawnNs, ov.SpawnRunNs
+			want.SpawnRunSlope, want.SpawnRunTaskNs = ov.SpawnRunSlope, ov.SpawnRunTaskNs
 		}
 		if ov != want {
 			t.Errorf("spawn %v: other overheads changed:\n got %+v\nwant %+v", spawn, ov, want)

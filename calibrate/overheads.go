@@ -29,9 +29,15 @@ const (
 	// spawnRunTrials is how many loops measureSpawnRun times (the
 	// median counts).
 	spawnRunTrials = 3
-	spawnTaskNs    = 5000
-	lockIters      = 1 << 20
-	handoffTrials  = 200
+	// spawnTaskNs is the task of measureSpawn's goroutines: short
+	// enough that the cores keep up with the spawner, whose own cost
+	// per go statement then sets the pace.
+	spawnTaskNs = 50
+	// spawnRunShortNs is the least task length of measureSpawnCosts's
+	// loops of short tasks (SpawnRunSlope).
+	spawnRunShortNs = 200
+	lockIters       = 1 << 20
+	handoffTrials   = 200
 	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
 	// in a lock-switch trial.
 	lockSwitchPerTrial = 3000
@@ -66,14 +72,16 @@ const (
 //     tasks of a fifth of a microsecond make them take turns at the
 //     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
-//     new goroutine spinning 5 µs while the other cores, awake, steal and
-//     run them (spawnLoop; the median of 7 such spawns: a trial that
-//     something else disturbed, at two to four times the others, would
-//     move a mean by a third and, through SpawnRunNs's task length, the
-//     split between the two costs);
+//     new goroutine spinning 50 ns while the other cores, awake, steal
+//     and run them as fast as they come (spawnLoop; the median of 7 such
+//     spawns: a trial that something else disturbed, at two to four
+//     times the others, would move a mean by a third and, through
+//     SpawnRunNs's task length, the split between the two costs);
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
 //     beyond its task, from spawn loops whose tasks are long enough
 //     that the cores, not the spawner, limit them (see measureSpawnRun);
+//     SpawnRunTaskNs that task's length, and SpawnRunSlope how much less
+//     a loop of short tasks costs each goroutine (see measureSpawnCosts);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
 //     channel with room for them; ChanRecvNs: the time per receive of
 //     a pool of t goroutines draining that channel with an empty body
@@ -144,7 +152,12 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
 			return
 		}},
-		{"spawn", func(ctx context.Context) (err error) { ov.SpawnNs, ov.SpawnRunNs, err = measureSpawnCosts(ctx); return }},
+		{"spawn", func(ctx context.Context) (err error) {
+			var c spawnCosts
+			c, err = measureSpawnCosts(ctx)
+			c.set(&ov)
+			return
+		}},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
 		{"lock migration", func(ctx context.Context) (err error) {
@@ -334,7 +347,7 @@ func LineMoveNs() float64 {
 // line's move between cores costs, as MeasureOverheads does, and returns
 // ov with them in place: LockMigrateNs (the median of three rounds) and
 // ChunkMigrateNs (beyond ov.ChunkNs), in a few tens of milliseconds,
-// and with spawn also SpawnNs and SpawnRunNs (a spawned goroutine's
+// and with spawn also the spawn costs (a spawned goroutine's
 // descriptor, stack and queue move between cores; MeasureSpawnCosts),
 // in about a second.
 // validate measures them beside a sample's real runs where a machine
@@ -355,42 +368,51 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 	if !spawn {
 		return ov, nil
 	}
-	ov.SpawnNs, ov.SpawnRunNs, err = MeasureSpawnCosts(ctx)
+	err = MeasureSpawnCosts(ctx, &ov)
 	return ov, err
 }
 
-// MeasureSpawnCosts measures Overheads.SpawnNs and SpawnRunNs as
-// MeasureOverheads does, lineSpawnRounds times, and returns the pair
-// whose sum is the median (medianPair), in about a second. Where a
-// machine's costs change over minutes (cloud VMs that move cache lines
-// between cores at two speeds), validate measures them so beside a
-// sample's real runs.
-func MeasureSpawnCosts(ctx context.Context) (spawnNs, runNs float64, err error) {
-	pairs := make([]spawnPair, lineSpawnRounds)
+// MeasureSpawnCosts measures the spawn costs of ov (SpawnNs,
+// SpawnRunNs, SpawnRunSlope and SpawnRunTaskNs) as MeasureOverheads
+// does, lineSpawnRounds times, and sets those of the measurement whose
+// SpawnNs and SpawnRunNs add up to the median (medianPair), in about a
+// second. Where a machine's costs change over minutes (cloud VMs that
+// move cache lines between cores at two speeds), validate measures them
+// so beside a sample's real runs. On an error ov is left as it was.
+func MeasureSpawnCosts(ctx context.Context, ov *machine.Overheads) error {
+	pairs := make([]spawnCosts, lineSpawnRounds)
 	for i := range pairs {
-		if pairs[i].spawnNs, pairs[i].runNs, err = measureSpawnCosts(ctx); err != nil {
-			return 0, 0, fmt.Errorf("measuring spawn: %w", err)
+		var err error
+		if pairs[i], err = measureSpawnCosts(ctx); err != nil {
+			return fmt.Errorf("measuring spawn: %w", err)
 		}
 	}
-	m := medianPair(pairs)
-	return m.spawnNs, m.runNs, nil
+	medianPair(pairs).set(ov)
+	return nil
 }
 
-// lineSpawnRounds is how many times MeasureSpawnCosts measures SpawnNs
-// and SpawnRunNs together; the pair with the median sum counts.
+// lineSpawnRounds is how many times MeasureSpawnCosts measures the
+// spawn costs together; the measurement with the median sum counts.
 const lineSpawnRounds = 3
 
-// spawnPair is one measurement of SpawnNs and SpawnRunNs, taken
-// together (measureSpawnCosts measures the second beyond the first).
-type spawnPair struct{ spawnNs, runNs float64 }
+// spawnCosts is one measurement of the spawn costs, taken together
+// (measureSpawnCosts measures the run costs beyond spawnNs): SpawnNs,
+// SpawnRunNs, SpawnRunSlope and SpawnRunTaskNs.
+type spawnCosts struct{ spawnNs, runNs, slope, taskNs float64 }
 
-// medianPair returns the pair of ps (not empty) whose sum, what a
-// spawned goroutine costs the cores in all, is the median (the upper
-// middle one of an even count): one measurement that other load
-// disturbed then does not set the costs, and the two costs stay a pair
-// measured together, which a median of each would not be. It sorts ps.
-func medianPair(ps []spawnPair) spawnPair {
-	slices.SortFunc(ps, func(a, b spawnPair) int { return cmp.Compare(a.spawnNs+a.runNs, b.spawnNs+b.runNs) })
+// set sets ov's spawn costs to c's.
+func (c spawnCosts) set(ov *machine.Overheads) {
+	ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs = c.spawnNs, c.runNs, c.slope, c.taskNs
+}
+
+// medianPair returns the measurement of ps (not empty) whose spawnNs
+// and runNs add up, what a spawned goroutine costs the cores in all, to
+// the median (the upper middle one of an even count): one measurement
+// that other load disturbed then does not set the costs, and the costs
+// stay a set measured together, which a median of each would not be.
+// It sorts ps.
+func medianPair(ps []spawnCosts) spawnCosts {
+	slices.SortFunc(ps, func(a, b spawnCosts) int { return cmp.Compare(a.spawnNs+a.runNs, b.spawnNs+b.runNs) })
 	return ps[len(ps)/2]
 }
 
@@ -554,31 +576,49 @@ func measureSpawn(ctx context.Context) (float64, error) {
 	return robust.Median(xs), nil
 }
 
-// measureSpawnCosts measures SpawnNs (measureSpawn) and then SpawnRunNs
-// (measureSpawnRun), which is measured beyond it.
-func measureSpawnCosts(ctx context.Context) (spawnNs, runNs float64, err error) {
-	if spawnNs, err = measureSpawn(ctx); err != nil {
-		return 0, 0, err
+// measureSpawnCosts measures SpawnNs (measureSpawn) and then, beyond
+// it, SpawnRunNs (measureSpawnRun) at a task length long enough that
+// the cores limit the loop (spawnRunTask), and again at a short one
+// that still keeps the cores busy (spawnRunShort): SpawnRunSlope is the
+// line through the two (at least 0), and 0 where the short task is not
+// under half the long one (a machine of many cores, whose spawner
+// outruns them only with long tasks).
+func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
+	spawnNs, err := measureSpawn(ctx)
+	if err != nil {
+		return spawnCosts{}, err
 	}
-	runNs, err = measureSpawnRun(ctx, spawnNs)
-	return spawnNs, runNs, err
+	t := runtime.GOMAXPROCS(0)
+	long := spawnRunTask(t, spawnNs)
+	c := spawnCosts{spawnNs: spawnNs, taskNs: float64(long)}
+	if c.runNs, err = measureSpawnRun(ctx, spawnNs, long); err != nil {
+		return spawnCosts{}, err
+	}
+	if short := spawnRunShort(t, spawnNs); 2*short <= long {
+		r, err := measureSpawnRun(ctx, spawnNs, short)
+		if err != nil {
+			return spawnCosts{}, err
+		}
+		c.slope = max((c.runNs-r)/float64(long-short), 0)
+	}
+	return c, nil
 }
 
-// measureSpawnRun returns what running a spawned goroutine costs the
-// core that runs it beyond its task (Overheads.SpawnRunNs), given the
-// spawner's cost per go statement spawnNs. It times spawn loops
-// (spawnLoop) of tasks long enough that the t cores, not the spawner,
-// limit them (spawnRunTask) and stay busy to the end: the wall time per
-// goroutine W is then (spawnNs + task + run)/t, so run = t·W − task −
-// spawnNs, with the task's length as a serial loop of it measures it.
+// measureSpawnRun returns what running a spawned goroutine of a task
+// of task ns costs the core that runs it beyond its task
+// (Overheads.SpawnRunNs at that length), given the spawner's cost per
+// go statement spawnNs. It times spawn loops (spawnLoop) of tasks long
+// enough that the t cores, not the spawner, limit them (spawnRunTask,
+// spawnRunShort) and stay busy to the end: the wall time per goroutine
+// W is then (spawnNs + task + run)/t, so run = t·W − task − spawnNs,
+// with the task's length as a serial loop of it measures it.
 // Each loop spawns spawnRunPerTrial goroutines, most of which wait in
 // the run queue, each with a stack of its own, as in a real spawn loop
 // whose spawner outruns the cores (loops of a few thousand goroutines
 // measure less: see docs/measurements.md). It returns the median of
 // spawnRunTrials loops, at least 1 ns.
-func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
+func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (float64, error) {
 	t := runtime.GOMAXPROCS(0)
-	task := spawnRunTask(t, spawnNs)
 	var runs []float64
 	for i := 0; i < spawnRunTrials; i++ {
 		if ctx.Err() != nil {
@@ -604,6 +644,14 @@ func measureSpawnRun(ctx context.Context, spawnNs float64) (float64, error) {
 // (four times over), so that the spawner never starves the cores.
 func spawnRunTask(t int, spawnNs float64) int64 {
 	return max(2000, int64(4*float64(t)*max(spawnNs, 0)))
+}
+
+// spawnRunShort returns the short task length (ns) of measureSpawnCosts
+// on t cores: at least spawnRunShortNs, and as long as the t−1 cores
+// running tasks need, without the cost of starting each, to take them no
+// faster than a spawner spends spawnNs on each.
+func spawnRunShort(t int, spawnNs float64) int64 {
+	return max(spawnRunShortNs, int64(float64(t-1)*max(spawnNs, 0)))
 }
 
 // lockLoop returns the time per uncontended Lock and Unlock pair.

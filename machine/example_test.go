@@ -33,3 +33,16 @@ func ExampleLogNormal() {
 	fmt.Printf("median %.0f ns, p90 %.0f ns, p99 %.0f ns\n", d.Quantile(0.5), d.Quantile(0.9), d.Quantile(0.99))
 	// Output: median 16000 ns, p90 23000 ns, p99 30919 ns
 }
+
+// ExampleOverheads_SpawnRunFor charges a spawned goroutine of a short
+// task less for its start than the long task the cost was measured with.
+func ExampleOverheads_SpawnRunFor() {
+	o := machine.Overheads{SpawnRunNs: 600, SpawnRunSlope: 0.15, SpawnRunTaskNs: 2000}
+	for _, task := range []float64{100, 1000, 5000} {
+		fmt.Printf("task %4.0f ns: %.0f ns\n", task, o.SpawnRunFor(task))
+	}
+	// Output:
+	// task  100 ns: 315 ns
+	// task 1000 ns: 450 ns
+	// task 5000 ns: 600 ns
+}

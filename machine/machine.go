@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -81,6 +82,17 @@ type Overheads struct {
 	// the spawner, limit a spawn, each goroutine costs SpawnNs plus this.
 	// Load gives a profile without it Default's; zero charges nothing.
 	SpawnRunNs float64 `json:"spawn_run_ns"`
+	// SpawnRunSlope is how much SpawnRunNs shrinks per nanosecond that a
+	// spawned goroutine's task is shorter than SpawnRunTaskNs, the task
+	// length SpawnRunNs was measured with: a spawn loop of short tasks
+	// costs each goroutine less beyond its task than one of long tasks
+	// (SpawnRunFor). Zero (a profile saved before it was measured)
+	// charges SpawnRunNs whatever the task.
+	SpawnRunSlope float64 `json:"spawn_run_slope,omitempty"`
+	// SpawnRunTaskNs is the task length, in nanoseconds, at which
+	// SpawnRunNs was measured; tasks at least this long are charged
+	// SpawnRunNs.
+	SpawnRunTaskNs float64 `json:"spawn_run_task_ns,omitempty"`
 	// ChanSendNs is the cost of one send into a buffered channel with
 	// room, by one goroutine (a worker pool's caller filling the
 	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
@@ -176,6 +188,17 @@ type Overheads struct {
 // count as 0).
 func (o Overheads) LateStartNs() float64 {
 	return max(o.WakeP50Ns, 0) + max(o.RunnextNs, 0)
+}
+
+// SpawnRunFor returns SpawnRunNs for a spawned goroutine whose task
+// takes taskNs: SpawnRunNs less SpawnRunSlope for every nanosecond the
+// task is shorter than SpawnRunTaskNs, and at least 0. With no slope
+// or task length it is SpawnRunNs for every task.
+func (o Overheads) SpawnRunFor(taskNs float64) float64 {
+	if !(o.SpawnRunSlope > 0) || !(o.SpawnRunTaskNs > 0) || math.IsInf(o.SpawnRunSlope, 0) || math.IsInf(o.SpawnRunTaskNs, 0) || !(taskNs < o.SpawnRunTaskNs) {
+		return o.SpawnRunNs
+	}
+	return max(o.SpawnRunNs-o.SpawnRunSlope*(o.SpawnRunTaskNs-max(taskNs, 0)), 0)
 }
 
 // SpinChecks is how many times a goroutine waiting for a sync.Mutex
@@ -280,8 +303,10 @@ func Default() Profile {
 			JoinNs:         8000,
 			ChunkNs:        3,
 			ChunkMigrateNs: 0,
-			SpawnNs:        420,
-			SpawnRunNs:     400,
+			SpawnNs:        260,
+			SpawnRunNs:     640,
+			SpawnRunSlope:  0.15,
+			SpawnRunTaskNs: 2000,
 			ChanSendNs:     12,
 			ChanRecvNs:     40,
 			LockNs:         12,

@@ -156,6 +156,31 @@ func TestSpinCheckNs(t *testing.T) {
 	}
 }
 
+func TestSpawnRunFor(t *testing.T) {
+	line := Overheads{SpawnRunNs: 600, SpawnRunSlope: 0.2, SpawnRunTaskNs: 2000}
+	tests := []struct {
+		name string
+		ov   Overheads
+		task float64
+		want float64
+	}{
+		{"at the measured task", line, 2000, 600},
+		{"longer", line, 1e6, 600},
+		{"shorter", line, 200, 600 - 0.2*1800},
+		{"empty task", line, 0, 600 - 0.2*2000},
+		{"negative task as empty", line, -50, 600 - 0.2*2000},
+		{"never below 0", Overheads{SpawnRunNs: 100, SpawnRunSlope: 1, SpawnRunTaskNs: 2000}, 500, 0},
+		{"no slope", Overheads{SpawnRunNs: 400}, 100, 400},
+		{"slope without its task", Overheads{SpawnRunNs: 400, SpawnRunSlope: 0.2}, 100, 400},
+		{"NaN task", line, math.NaN(), 600},
+	}
+	for _, tc := range tests {
+		if got := tc.ov.SpawnRunFor(tc.task); got != tc.want {
+			t.Errorf("%s: SpawnRunFor(%v) = %v, want %v", tc.name, tc.task, got, tc.want)
+		}
+	}
+}
+
 func TestLateStartNs(t *testing.T) {
 	tests := []struct {
 		o    Overheads

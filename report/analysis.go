@@ -43,11 +43,11 @@ func ShortLockNotes(a *analyze.Analysis) []string {
 }
 
 // Fine spawn loops: below FineSpawnNs a task, in a loop of FineSpawnTasks
-// tasks or more in one run of a section, ff's predictions of a goroutine per task (spawn, errgroup)
-// are its least accurate: what a goroutine costs Go grows with the
-// task's length and the loop's size (docs/measurements.md), and ff
-// charges it as a constant, which leaves its predictions for such loops
-// below the real speedups more often than above.
+// tasks or more in one run of a section, ff's predictions of a goroutine
+// per task (spawn, errgroup) are its least accurate: what a goroutine
+// costs Go grows with the task's length and with how many goroutines
+// are alive at once (docs/measurements.md), and ff follows the first
+// (machine.Overheads.SpawnRunFor) but not the second.
 const (
 	FineSpawnNs    = 2000
 	FineSpawnTasks = 10_000
@@ -56,7 +56,7 @@ const (
 // FineSpawnNotes returns a sentence for each top-level section of t
 // that spawns, in one run, at least FineSpawnTasks tasks of less than
 // FineSpawnNs on average: that ff's spawn and errgroup predictions are
-// its least accurate for it, mostly too low, and that the synthesizer,
+// its least accurate for it, and that the synthesizer,
 // which spawns real goroutines, predicts them on this machine's cores. A
 // section run many times is named once.
 func FineSpawnNotes(t *tree.Tree) []string {
@@ -77,8 +77,8 @@ func FineSpawnNotes(t *tree.Tree) []string {
 			continue
 		}
 		seen[sec.Name] = true
-		out = append(out, fmt.Sprintf("section %s has %s tasks a run, %s each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate, and mostly too low "+
-			"(what a goroutine costs Go grows with how many are alive at once, which ff charges as a constant); "+
+		out = append(out, fmt.Sprintf("section %s has %s tasks a run, %s each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate, too low or too high "+
+			"(what a goroutine costs Go grows with how many are alive at once, which ff does not model); "+
 			"--emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores",
 			sec.Name, count(tasks), durNs(float64(work)/float64(tasks))))
 	}

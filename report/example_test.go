@@ -135,5 +135,5 @@ func ExampleFineSpawnNotes() {
 		fmt.Println(n)
 	}
 	// Output:
-	// section loop has 20,000 tasks a run, 300 ns each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate, and mostly too low (what a goroutine costs Go grows with how many are alive at once, which ff charges as a constant); --emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores
+	// section loop has 20,000 tasks a run, 300 ns each on average: for loops of tasks this short, ff's spawn and errgroup predictions are its least accurate, too low or too high (what a goroutine costs Go grows with how many are alive at once, which ff does not model); --emulator ff,syn adds the synthesizer's, which spawns real goroutines on this machine's cores
 }

@@ -184,7 +184,7 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 		opt.Overheads = rs.lineCosts(opt.Overheads)
 		if slices.ContainsFunc(sub.schedules, par.Schedule.PerTask) {
 			ov := &opt.Overheads
-			if ov.SpawnNs, ov.SpawnRunNs, err = calibrate.MeasureSpawnCosts(ctx); err != nil {
+			if err = calibrate.MeasureSpawnCosts(ctx, ov); err != nil {
 				return nil, err
 			}
 		}

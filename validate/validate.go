@@ -79,9 +79,10 @@ type Config struct {
 	// measured beside its real runs instead of the machine profile's:
 	// Overheads.LockMigrateNs and ChunkMigrateNs measured after each
 	// round's parallel runs (calibrate.MeasureLineCosts), their medians
-	// over the rounds as the real speedups are, and SpawnNs and
-	// SpawnRunNs, where it runs a spawn schedule, measured after its
-	// rounds (calibrate.MeasureSpawnCosts). On a machine that moves
+	// over the rounds as the real speedups are, and the spawn costs
+	// (SpawnNs, SpawnRunNs and its slope), where it runs a spawn
+	// schedule, measured after its rounds (calibrate.MeasureSpawnCosts).
+	// On a machine that moves
 	// cache lines at different speeds at different times (cloud VMs),
 	// the comparison then tests the model against the machine the runs
 	// met. Row.LineNs is measured either way.

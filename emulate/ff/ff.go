@@ -211,6 +211,15 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 			burden = b
 		}
 	}
+	// A spawned goroutine's start costs what one of the section's mean
+	// task costs: one charge for the section keeps the runs of
+	// identical tasks identical for the closed forms.
+	if ov.SpawnRunSlope > 0 {
+		ov.SpawnRunNs = ov.SpawnRunFor(p.meanTask * burden)
+		if !e.exactGrid {
+			ov.SpawnRunNs = onGrid(ov.SpawnRunNs)
+		}
+	}
 	mid := len(lat) / 2
 	var s *state
 	if e.pool != nil {

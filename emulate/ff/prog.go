@@ -83,6 +83,11 @@ type prog struct {
 	// a sweep's concurrent emulations each built the table anew.
 	infoMu sync.Mutex
 	infos  map[*cnode]*secInfo
+
+	// meanTask is the mean length (ns) of the section's own tasks, its
+	// work over their count (0 with none): a spawned goroutine's start
+	// costs its core machine.Overheads.SpawnRunFor of it.
+	meanTask float64
 }
 
 // info returns the section info of section node n, which is not dense,
@@ -153,7 +158,25 @@ func compile(sec *tree.Node) (*prog, error) {
 	if err := c.expand(sec, 0); err != nil {
 		return nil, err
 	}
+	c.p.meanTask = meanTask(sec)
 	return c.p, nil
+}
+
+// meanTask returns the mean length of the tasks directly under section
+// sec, runs counted as their repetitions, or 0 if it has none.
+func meanTask(sec *tree.Node) float64 {
+	var m tree.WorkMemo
+	var n, work float64
+	for _, k := range sec.Children {
+		if k.Kind == tree.KindTask {
+			n += float64(k.Reps())
+			work += float64(m.Work(k))
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return work / n
 }
 
 // place sets nodes[at] to the header of Sec or Task node n (and the

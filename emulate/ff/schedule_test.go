@@ -3,6 +3,7 @@ package ff
 import (
 	"testing"
 
+	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -100,6 +101,45 @@ func TestGoIdioms(t *testing.T) {
 		}
 		if r.parallel != tc.want {
 			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
+// TestSpawnRunByTask checks that a spawned goroutine's start costs what
+// machine.Overheads.SpawnRunFor gives for the section's mean task, on
+// loops worked out by hand (two cores, wake-ups instant).
+func TestSpawnRunByTask(t *testing.T) {
+	// Four tasks of 10 ms, spawned at 1 ms a go statement.
+	four := tree.Sec("four", tree.Run(4, tree.Task("t", tree.U(10e6))))
+	// A start cost measured as 0.5 ms with tasks of 20 ms, 0.025 ns
+	// less per ns of task below: 0.25 ms for these. a taken at 1, runs
+	// 1.25-11.25; b at 4 (the spawner at the join), 4.25-14.25; c at
+	// 11.25, 11.5-21.5; d at 14.25, 14.5-24.5.
+	short := machine.Overheads{SpawnNs: 1e6, SpawnRunNs: 0.5e6, SpawnRunSlope: 0.025, SpawnRunTaskNs: 20e6}
+	// Measured with tasks of 5 ms, the tasks here longer: 0.5 ms each,
+	// as in TestGoIdioms's "spawn run" (a 1.5-11.5, b 4.5-14.5, c
+	// 12-22, d 15-25).
+	long := short
+	long.SpawnRunTaskNs = 5e6
+	// Twice as long under a burden of 2 (tasks of 20 ms): 0.5 ms, a
+	// 1.5-21.5, b 4.5-24.5, c 22-42, d 25-45.
+	tests := []struct {
+		name   string
+		ov     machine.Overheads
+		burden float64
+		want   float64
+	}{
+		{"short tasks", short, 1, 24.5e6},
+		{"long tasks", long, 1, 25e6},
+		{"burdened", short, 2, 45e6},
+	}
+	for _, tc := range tests {
+		r, err := New().Section(four, 2, sched(t, "spawn"), tc.burden, emulate.Options{Overheads: tc.ov})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.ParallelNs != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.ParallelNs, tc.want)
 		}
 	}
 }
