@@ -314,6 +314,17 @@ func TestSpinCheck(t *testing.T) {
 	if r, _ := emulateOnce(nil, mustCompile(t, parks), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 3523 || r.nHandoff != 1 {
 		t.Errorf("spins used up: %v ns, %d hand-offs; want 3523 and 1", r.parallel, r.nHandoff)
 	}
+	// The window measured (LockSpinNs, 2800) short of the last check
+	// (4 × LockCheckNs, 2900): a holds the lock 0-2850, b asks at 1,
+	// still spins at a's Unlock, and takes the lock at its fourth check,
+	// 2901-2911, with no hand-off (with the window at 2800, b would have
+	// parked and been woken 3 ns after 2850).
+	late := tree.Sec("s", tree.Task("a", tree.L(1, 2850)), tree.Task("b", tree.U(1), tree.L(1, 10)))
+	lastCheck := ov
+	lastCheck.LockSpinNs, lastCheck.LockCheckNs = 2800, 725
+	if r, _ := emulateOnce(nil, mustCompile(t, late), 2, rule(t, "static"), 1, lastCheck, 0, nil, 0, 0); r.parallel != 2911 || r.nHandoff != 0 {
+		t.Errorf("last check past the window: %v ns, %d hand-offs; want 2911 and none", r.parallel, r.nHandoff)
+	}
 	// Of two spinners, the one whose check comes first after the Unlock
 	// takes the lock, not the one that asked first: a holds it 0-1000;
 	// b asked at 1 (next check 1451), c at 300 (next check 1025): c
