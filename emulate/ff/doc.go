@@ -53,10 +53,9 @@
 //     within the spin window (machine.Overheads.LockSpinNs, or its last
 //     check where that comes later) is still spinning on its core,
 //     checking the lock four times over the window at fixed steps from
-//     its request, and the spinner whose check comes
-//     first takes it then (a spinner that finds it taken again keeps
-//     counting its checks, and parks once they are used up); one that
-//     parked is only woken by
+//     its request, and the spinner whose check comes first takes it then
+//     (a spinner that finds it taken again keeps counting its checks,
+//     and parks once they are used up); one that parked is only woken by
 //     the Unlock. Either way the lock is free for anybody (barging) until
 //     the waiter looks again, and the waiter tries again then; after
 //     StarvationNs of waiting in all, the mutex starves and hands the
