@@ -91,7 +91,8 @@
 //     and SpawnRunNs on the core that takes it before it starts its
 //     task (taking it from the spawner's queue, switching to it, its
 //     exit and the WaitGroup's Done), less for a section of short tasks
-//     (Overheads.SpawnRunFor of the section's mean task);
+//     on two threads or more (Overheads.SpawnRunFor of the section's
+//     mean task);
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache
 //     line moves over; a loop of short critical sections on several

@@ -213,8 +213,11 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	// A spawned goroutine's start costs what one of the section's mean
 	// task costs: one charge for the section keeps the runs of
-	// identical tasks identical for the closed forms.
-	if ov.SpawnRunSlope > 0 {
+	// identical tasks identical for the closed forms. On one core the
+	// spawner spawns the whole loop before any goroutine runs, and each
+	// costs what a goroutine among that many waiting does: SpawnRunNs,
+	// as for the long tasks it was measured with, whatever the task.
+	if ov.SpawnRunSlope > 0 && threads > 1 {
 		ov.SpawnRunNs = ov.SpawnRunFor(p.meanTask * burden)
 		if !e.exactGrid {
 			ov.SpawnRunNs = onGrid(ov.SpawnRunNs)

@@ -123,18 +123,22 @@ func TestSpawnRunByTask(t *testing.T) {
 	long.SpawnRunTaskNs = 5e6
 	// Twice as long under a burden of 2 (tasks of 20 ms): 0.5 ms, a
 	// 1.5-21.5, b 4.5-24.5, c 22-42, d 25-45.
+	// On one core the whole measured cost whatever the task: the spawner
+	// spawns all four (4 ms), then each takes 0.5 + 10 ms: 46 ms.
 	tests := []struct {
-		name   string
-		ov     machine.Overheads
-		burden float64
-		want   float64
+		name    string
+		ov      machine.Overheads
+		threads int
+		burden  float64
+		want    float64
 	}{
-		{"short tasks", short, 1, 24.5e6},
-		{"long tasks", long, 1, 25e6},
-		{"burdened", short, 2, 45e6},
+		{"short tasks", short, 2, 1, 24.5e6},
+		{"long tasks", long, 2, 1, 25e6},
+		{"burdened", short, 2, 2, 45e6},
+		{"one core", short, 1, 1, 46e6},
 	}
 	for _, tc := range tests {
-		r, err := New().Section(four, 2, sched(t, "spawn"), tc.burden, emulate.Options{Overheads: tc.ov})
+		r, err := New().Section(four, tc.threads, sched(t, "spawn"), tc.burden, emulate.Options{Overheads: tc.ov})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
