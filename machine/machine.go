@@ -222,13 +222,20 @@ func (o Overheads) SpinCheckNs() float64 {
 }
 
 // LockSpin returns the spin window (see LockSpinNs): o's, or Default's
-// when o has none.
+// when o has none, reaching at least o's last spin check (SpinChecks ×
+// LockCheckNs) where o has LockCheckNs: a waiter parks only after its
+// last check, and the window measured (the last hold time a waiter met
+// awake) can fall short of it by up to the measurement's step.
 func (o Overheads) LockSpin() (spinNs, rampNs float64) {
-	if o.LockSpinNs > 0 {
-		return o.LockSpinNs, max(o.LockSpinRampNs, 0)
+	spinNs, rampNs = o.LockSpinNs, max(o.LockSpinRampNs, 0)
+	if !(spinNs > 0) {
+		d := Default().Overheads
+		spinNs, rampNs = d.LockSpinNs, d.LockSpinRampNs
 	}
-	d := Default().Overheads
-	return d.LockSpinNs, d.LockSpinRampNs
+	if o.LockCheckNs > 0 {
+		spinNs = max(spinNs, SpinChecks*o.LockCheckNs)
+	}
+	return spinNs, rampNs
 }
 
 // Walk holds the synthesizer's tree-walking costs (the paper's

@@ -125,6 +125,10 @@ func TestLockSpin(t *testing.T) {
 		{"step", Overheads{LockSpinNs: 1500}, 1500, 0},
 		{"negative ramp", Overheads{LockSpinNs: 1500, LockSpinRampNs: -5}, 1500, 0},
 		{"not measured", Overheads{LockHandoffNs: 1000}, d.LockSpinNs, d.LockSpinRampNs},
+		// The last of four checks every 725 ns comes after the window
+		// measured; one inside it changes nothing.
+		{"last check past the window", Overheads{LockSpinNs: 2800, LockSpinRampNs: 300, LockCheckNs: 725}, 2900, 300},
+		{"last check inside the window", Overheads{LockSpinNs: 3000, LockCheckNs: 725}, 3000, 0},
 	}
 	for _, tc := range tests {
 		spin, ramp := tc.ov.LockSpin()

@@ -50,8 +50,8 @@
 //     lock is an ideal FIFO lock: it passes to the next waiter, by request
 //     time, exactly when the holder's L ends. With overheads, it follows
 //     sync.Mutex (see Overheads below): a waiter whose lock came free
-//     within the spin window (machine.Overheads.LockSpinNs, or its last
-//     check where that comes later) is still spinning on its core,
+//     within the spin window (machine.Overheads.LockSpin, which reaches
+//     the last check) is still spinning on its core,
 //     checking the lock four times over the window at fixed steps from
 //     its request, and the spinner whose check comes first takes it then
 //     (a spinner that finds it taken again keeps counting its checks,

@@ -59,10 +59,10 @@ type state struct {
 	// Emulator rounds it): then a whole-nanosecond length times burden
 	// is on the grid, and the closed forms hold (see batch).
 	gridBurden bool
-	// ov holds the spin window resolved (Overheads.LockSpin, widened to
-	// the last spin check): a lock waiter whose lock comes free within
-	// LockSpinNs of asking is still awake and takes it at its next
-	// check; past that, it had parked (partly, over the next
+	// ov holds the spin window resolved (Overheads.LockSpin, which
+	// reaches the last spin check): a lock waiter whose lock comes free
+	// within LockSpinNs of asking is still awake and takes it at its
+	// next check; past that, it had parked (partly, over the next
 	// LockSpinRampNs; see lockWake).
 	ov   machine.Overheads
 	wake float64 // wake-up latency of an idle core in this run
@@ -239,16 +239,10 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	clear(coreSeq)
 	ready := s.ready
 	ready.clear()
-	ov.LockSpinNs, ov.LockSpinRampNs = ov.LockSpin()
-	if ov.LockCheckNs > 0 {
-		// A spinning waiter checks the lock machine.SpinChecks times,
-		// the last that many check steps from its request, and parks
-		// only after it: a release before that last check is caught at
-		// a check. The measured window (the last hold time a waiter
-		// met awake) can fall short of the last check by up to the
-		// measurement's step.
-		ov.LockSpinNs = max(ov.LockSpinNs, onGrid(machine.SpinChecks*ov.LockCheckNs))
-	}
+	// The window on the grid, as the charges are (a measured one is
+	// already: a median of waits in whole nanoseconds).
+	spin, ramp := ov.LockSpin()
+	ov.LockSpinNs, ov.LockSpinRampNs = onGrid(spin), onGrid(ramp)
 	*s = state{
 		t: threads, rule: rule, burden: burden, gridBurden: isInt(burden), ov: ov, wake: wake,
 		p: p, h: h, idle: idle, ready: ready, lockList: lockList,
