@@ -8,10 +8,10 @@ import (
 	"github.com/parallel-prophet/prophet/machine"
 )
 
-// TestMedianPair checks that the spawn costs MeasureLineCosts keeps are
+// TestMedianCosts checks that the spawn costs MeasureLineCosts keeps are
 // the measurement whose spawn and run costs add up to the median, every
 // cost from that one measurement.
-func TestMedianPair(t *testing.T) {
+func TestMedianCosts(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ps   []spawnCosts
@@ -27,8 +27,8 @@ func TestMedianPair(t *testing.T) {
 		// An even count takes the upper middle.
 		{"even", []spawnCosts{{300, 600, 0, 0}, {300, 700, 0, 0}, {300, 500, 0, 0}, {300, 800, 0, 0}}, spawnCosts{300, 700, 0, 0}},
 	} {
-		if got := medianPair(c.ps); got != c.want {
-			t.Errorf("%s: medianPair = %v, want %v", c.name, got, c.want)
+		if got := medianCosts(c.ps); got != c.want {
+			t.Errorf("%s: medianCosts = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

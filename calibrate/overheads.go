@@ -152,11 +152,10 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
 			return
 		}},
-		{"spawn", func(ctx context.Context) (err error) {
-			var c spawnCosts
-			c, err = measureSpawnCosts(ctx)
+		{"spawn", func(ctx context.Context) error {
+			c, err := measureSpawnCosts(ctx)
 			c.set(&ov)
-			return
+			return err
 		}},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
@@ -375,19 +374,19 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 // MeasureSpawnCosts measures the spawn costs of ov (SpawnNs,
 // SpawnRunNs, SpawnRunSlope and SpawnRunTaskNs) as MeasureOverheads
 // does, lineSpawnRounds times, and sets those of the measurement whose
-// SpawnNs and SpawnRunNs add up to the median (medianPair), in about a
+// SpawnNs and SpawnRunNs add up to the median (medianCosts), in about a
 // second. Where a machine's costs change over minutes (cloud VMs that
 // move cache lines between cores at two speeds), validate measures them
 // so beside a sample's real runs. On an error ov is left as it was.
 func MeasureSpawnCosts(ctx context.Context, ov *machine.Overheads) error {
-	pairs := make([]spawnCosts, lineSpawnRounds)
-	for i := range pairs {
+	ms := make([]spawnCosts, lineSpawnRounds)
+	for i := range ms {
 		var err error
-		if pairs[i], err = measureSpawnCosts(ctx); err != nil {
+		if ms[i], err = measureSpawnCosts(ctx); err != nil {
 			return fmt.Errorf("measuring spawn: %w", err)
 		}
 	}
-	medianPair(pairs).set(ov)
+	medianCosts(ms).set(ov)
 	return nil
 }
 
@@ -405,13 +404,13 @@ func (c spawnCosts) set(ov *machine.Overheads) {
 	ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs = c.spawnNs, c.runNs, c.slope, c.taskNs
 }
 
-// medianPair returns the measurement of ps (not empty) whose spawnNs
+// medianCosts returns the measurement of ps (not empty) whose spawnNs
 // and runNs add up, what a spawned goroutine costs the cores in all, to
 // the median (the upper middle one of an even count): one measurement
 // that other load disturbed then does not set the costs, and the costs
 // stay a set measured together, which a median of each would not be.
 // It sorts ps.
-func medianPair(ps []spawnCosts) spawnCosts {
+func medianCosts(ps []spawnCosts) spawnCosts {
 	slices.SortFunc(ps, func(a, b spawnCosts) int { return cmp.Compare(a.spawnNs+a.runNs, b.spawnNs+b.runNs) })
 	return ps[len(ps)/2]
 }

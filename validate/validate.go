@@ -82,10 +82,10 @@ type Config struct {
 	// over the rounds as the real speedups are, and the spawn costs
 	// (SpawnNs, SpawnRunNs and its slope), where it runs a spawn
 	// schedule, measured after its rounds (calibrate.MeasureSpawnCosts).
-	// On a machine that moves
-	// cache lines at different speeds at different times (cloud VMs),
-	// the comparison then tests the model against the machine the runs
-	// met. Row.LineNs is measured either way.
+	// On a machine that moves cache lines at different speeds at
+	// different times (cloud VMs), the comparison then tests the model
+	// against the machine the runs met. Row.LineNs is measured either
+	// way.
 	LinesNow bool
 	// Examples validates the real kernels of package kernels
 	// instead of generated samples.
