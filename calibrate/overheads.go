@@ -251,7 +251,8 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 // core: the median, over chunkRounds rounds, of its wall time less the
 // same loop's as a static block, per task (at least 0). Each task spins
 // chunkTaskNs, its length loaded from a slice, as a body loads its
-// item. What the fetch costs when workers take turns at the counter is
+// item, and starts only once the fetch has completed (spin.ForOrdered),
+// as a body that computes on its index does. What the fetch costs when workers take turns at the counter is
 // ChunkMigrateNs (measureChunkMigrate). A fetch beside a task costs what
 // the core cannot overlap with the task, a fraction of the empty loop's
 // (every worker fetching back to back; BenchmarkChunkDispatch), which
@@ -263,7 +264,7 @@ func measureChunk(ctx context.Context) (float64, error) {
 	}
 	loop := func(s par.Schedule) float64 {
 		start := clock.Now()
-		par.For(len(lens), 1, s, func(i int) { spin.For(lens[i]) })
+		par.For(len(lens), 1, s, func(i int) { spin.ForOrdered(lens[i]) })
 		return float64(clock.Now() - start)
 	}
 	xs := make([]float64, chunkRounds)
@@ -294,10 +295,15 @@ const (
 )
 
 // taskLoop runs par.For over n tasks of spin ns each with t workers and
-// schedule sched and returns the wall time in nanoseconds.
+// schedule sched and returns the wall time in nanoseconds. Each task
+// starts once the fetch of its index has completed (spin.ForOrdered),
+// as a task that computes on its index does: with spin.For, whose first
+// clock reading runs ahead of the fetch, the spin would hide the
+// counter's line move behind itself, and a dynamic:1 fetch that costs a
+// body of computation tens of nanoseconds would measure as nearly free.
 func taskLoop(n, t int, sched par.Schedule, ns int64) float64 {
 	start := clock.Now()
-	par.For(n, t, sched, func(int) { spin.For(ns) })
+	par.For(n, t, sched, func(int) { spin.ForOrdered(ns) })
 	return float64(clock.Now() - start)
 }
 

@@ -73,7 +73,9 @@ type Overheads struct {
 	// the team's counter was last fetched from on another core: its
 	// cache line moves over. Workers of tasks longer than a few tens of
 	// nanoseconds alternate at the counter, and nearly every fetch pays
-	// it. Load gives a profile without it Default's; zero charges
+	// it. Calibrate measures it beside tasks that start only once
+	// their fetch has completed, as a task that computes on its index
+	// must. Load gives a profile without it Default's; zero charges
 	// nothing.
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
@@ -311,8 +313,8 @@ func Default() Profile {
 		Overheads: Overheads{
 			ForkNs:         250,
 			JoinNs:         8000,
-			ChunkNs:        3,
-			ChunkMigrateNs: 0,
+			ChunkNs:        4,
+			ChunkMigrateNs: 10,
 			SpawnNs:        260,
 			SpawnRunNs:     640,
 			SpawnRunSlope:  0.15,

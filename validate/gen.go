@@ -485,7 +485,7 @@ func (p *Program) Serial() {
 		return
 	}
 	outer := func(o Outer) {
-		spin.For(o.A)
+		spin.ForOrdered(o.A)
 		if o.Inner != nil {
 			serialLoop(o.Inner, &p.sums)
 		}
@@ -508,7 +508,7 @@ func serialLoop(l *Loop, sums *[2]guarded) {
 	annotate.SecBegin("test1")
 	for _, it := range l.Iters {
 		annotate.Task("iter", func() {
-			spin.For(it.D1)
+			spin.ForOrdered(it.D1)
 			if it.L1 > 0 {
 				annotate.LockBegin(lock1)
 				spin.For(it.L1)
@@ -540,7 +540,7 @@ func (p *Program) SerialPlain() {
 		return
 	}
 	for _, o := range p.Outer {
-		spin.For(o.A)
+		spin.ForOrdered(o.A)
 		if o.Inner != nil {
 			plainLoop(o.Inner, &p.sums)
 		}
@@ -551,7 +551,7 @@ func (p *Program) SerialPlain() {
 // plainLoop is serialLoop without the annotations.
 func plainLoop(l *Loop, sums *[2]guarded) {
 	for _, it := range l.Iters {
-		spin.For(it.D1)
+		spin.ForOrdered(it.D1)
 		if it.L1 > 0 {
 			spin.For(it.L1)
 			sums[0].n++
@@ -576,7 +576,7 @@ func (p *Program) Parallel(threads int, s par.Schedule) {
 	}
 	outer := func(k int) {
 		o := p.Outer[k]
-		spin.For(o.A)
+		spin.ForOrdered(o.A)
 		if o.Inner != nil {
 			parallelLoop(o.Inner, threads, s, mu, &p.sums)
 		}
@@ -594,7 +594,7 @@ func (p *Program) Parallel(threads int, s par.Schedule) {
 func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]paddedMutex, sums *[2]guarded) {
 	par.For(len(l.Iters), threads, s, func(i int) {
 		it := l.Iters[i]
-		spin.For(it.D1)
+		spin.ForOrdered(it.D1)
 		if it.L1 > 0 {
 			mu[0].Lock()
 			spin.For(it.L1)

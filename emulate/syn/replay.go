@@ -31,6 +31,9 @@ type acct struct {
 	// run is the run of the worker's last task in its team's section
 	// (secPlan.taskNext).
 	run int
+	// ordered is set from a task's start until its first spin: that
+	// spin starts once the fetch of the task has completed (see u).
+	ordered bool
 	// rng draws the dither of the worker's spins (see u).
 	rng rand.PCG
 	_   [16]byte
@@ -60,7 +63,12 @@ func (a *acct) u(ns int64, w *machine.Walk) {
 	a.busy += ns
 	d := a.dither(w.SpinNs / 2)
 	if x := float64(ns) - a.walk - w.SpinNs + d; x >= 1 {
-		spin.For(int64(x))
+		if a.ordered {
+			spin.ForOrdered(int64(x))
+			a.ordered = false
+		} else {
+			spin.For(int64(x))
+		}
 		a.walk = d
 	} else {
 		a.walk -= float64(ns)
@@ -183,6 +191,9 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 // task replays one task instance, accounting into a.
 func (r *replayer) task(tp *taskPlan, a *acct) {
 	a.walk += r.walk.NodeNs // visiting the task
+	// The task's first spin waits for the fetch that gave it to the
+	// worker, as a task computing on its index waits (spin.ForOrdered).
+	a.ordered = true
 	// The worker's first task with setup runs all of it; later ones
 	// none (a spawned task's acct is its own: it always runs it).
 	pays := tp.setup && !a.setupDone
@@ -204,6 +215,7 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 			// u); a hold too short to spin at all puts the worker
 			// ahead by its length.
 			a.busy += it.ns * it.reps
+			a.ordered = false
 			for range it.reps {
 				a.walk += r.walk.NodeNs
 				d := a.dither(r.walk.SpinNs / 2)
@@ -227,6 +239,7 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 			}
 		}
 	}
+	a.ordered = false
 }
 
 func addFloat(p *atomic.Uint64, d float64) {

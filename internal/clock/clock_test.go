@@ -43,3 +43,22 @@ func ExampleTicks() {
 	fmt.Println(ns >= 1e6)
 	// Output: true
 }
+
+// TestTicksOrdered checks that an ordered reading does not come before
+// a reading taken just before it on the same goroutine: LFENCE lets no
+// later instruction start before every earlier one has completed. A
+// move to another CPU between two readings may see a counter that lags
+// a little, so a few such pairs are allowed.
+func TestTicksOrdered(t *testing.T) {
+	back := 0
+	for i := 0; i < 10000; i++ {
+		a := Ticks()
+		b := TicksOrdered()
+		if b < a {
+			back++
+		}
+	}
+	if back > 10 {
+		t.Errorf("%d of 10000 ordered readings came before the reading taken just before them", back)
+	}
+}

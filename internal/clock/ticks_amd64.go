@@ -10,3 +10,10 @@ func Ticks() int64
 // TicksAreTSC reports whether Ticks reads a hardware time-stamp counter
 // (true on amd64) rather than falling back to Now.
 const TicksAreTSC = true
+
+// TicksOrdered is Ticks read only once every instruction before it has
+// completed (LFENCE, then RDTSC): an atomic instruction's cache miss
+// just before it, such as a dynamic loop's fetch of its next index,
+// delays the reading instead of overlapping it. Code that computes on
+// a fetched index cannot start before the fetch completes either.
+func TicksOrdered() int64

@@ -35,7 +35,25 @@ func For(ns int64) int64 {
 		return 0
 	}
 	if tickRate > 0 {
-		return forTicks(ns, tickRate)
+		return forTicks(ns, tickRate, false)
+	}
+	return forNow(ns)
+}
+
+// ForOrdered is For whose first clock reading waits for every
+// instruction before the call to complete (clock.TicksOrdered). For's
+// first reading does not wait: a cache miss just before it, such as a
+// dynamic loop's atomic fetch of the next index, runs while For already
+// counts, and a delay of ns hides up to ns of it. A task that computes
+// on its index cannot start before the fetch completes, so a spin that
+// stands for such a task starts with ForOrdered. Where For reads the
+// runtime's clock, whose reads are ordered, the two are the same.
+func ForOrdered(ns int64) int64 {
+	if ns <= 0 {
+		return 0
+	}
+	if tickRate > 0 {
+		return forTicks(ns, tickRate, true)
 	}
 	return forNow(ns)
 }
@@ -59,17 +77,22 @@ func forNow(ns int64) int64 {
 	return run
 }
 
-// forTicks is For on the time-stamp counter, whose ticks last r ns. A
-// difference of no ticks or fewer (a move to a CPU whose counter lags)
-// counts nothing. It is forNow's loop with the other clock, written out
+// forTicks is For on the time-stamp counter, whose ticks last r ns, and
+// with ordered ForOrdered (its first reading ordered). A difference of
+// no ticks or fewer (a move to a CPU whose counter lags) counts nothing. It is forNow's loop with the other clock, written out
 // rather than shared through a func value, whose indirect call per read
 // leaves a mutex next to the delay dearer again.
-func forTicks(ns int64, r float64) int64 {
+func forTicks(ns int64, r float64, ordered bool) int64 {
 	want := int64(math.Ceil(float64(ns) / r))
 	gap := int64(GapNs / r)
 	var run int64
 	fastest := int64(1 << 62)
-	last := clock.Ticks()
+	var last int64
+	if ordered {
+		last = clock.TicksOrdered()
+	} else {
+		last = clock.Ticks()
+	}
 	for run < want {
 		now := clock.Ticks()
 		d := now - last

@@ -20,7 +20,7 @@ func TestForCountsAtLeastRequested(t *testing.T) {
 		{200000, 200000},
 	}
 	// For itself, and each of its clocks this machine has.
-	fors := map[string]func(int64) int64{"For": For, "runtime clock": func(ns int64) int64 {
+	fors := map[string]func(int64) int64{"For": For, "ForOrdered": ForOrdered, "runtime clock": func(ns int64) int64 {
 		if ns <= 0 {
 			return 0
 		}
@@ -31,7 +31,13 @@ func TestForCountsAtLeastRequested(t *testing.T) {
 			if ns <= 0 {
 				return 0
 			}
-			return forTicks(ns, r)
+			return forTicks(ns, r, false)
+		}
+		fors["tsc, ordered"] = func(ns int64) int64 {
+			if ns <= 0 {
+				return 0
+			}
+			return forTicks(ns, r, true)
 		}
 	}
 	for name, f := range fors {
