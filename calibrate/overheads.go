@@ -66,7 +66,8 @@ const (
 //     wake-up that the last wg.Done makes for the waiting goroutine);
 //   - ChunkNs: what a chunk fetch adds per task to a dynamic:1 loop of
 //     one worker and tasks of 50 ns over the same loop as a static
-//     block (median of nine rounds; see measureChunk);
+//     block (median of nine rounds; see measureChunk), each task
+//     starting once its fetch has completed, as ChunkMigrateNs's do;
 //   - ChunkMigrateNs: what a fetch costs beyond ChunkNs when the counter
 //     was last fetched from on another core, from two workers whose
 //     tasks of a fifth of a microsecond make them take turns at the
@@ -252,31 +253,40 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 // same loop's as a static block, per task (at least 0). Each task spins
 // chunkTaskNs, its length loaded from a slice, as a body loads its
 // item, and starts only once the fetch has completed (spin.ForOrdered),
-// as a body that computes on its index does. What the fetch costs when workers take turns at the counter is
-// ChunkMigrateNs (measureChunkMigrate). A fetch beside a task costs what
-// the core cannot overlap with the task, a fraction of the empty loop's
-// (every worker fetching back to back; BenchmarkChunkDispatch), which
-// ff would otherwise charge at every fetch of every dynamic loop.
+// as a body that computes on its index does. What the fetch costs when
+// workers take turns at the counter is ChunkMigrateNs
+// (measureChunkMigrate). A fetch beside a task costs what the core
+// cannot overlap with the task, a fraction of the empty loop's (every
+// worker fetching back to back; BenchmarkChunkDispatch), which ff would
+// otherwise charge at every fetch of every dynamic loop.
 func measureChunk(ctx context.Context) (float64, error) {
 	lens := make([]int64, chunkTasks)
 	for i := range lens {
 		lens[i] = chunkTaskNs
 	}
-	loop := func(s par.Schedule) float64 {
+	d, err := dynamicOverStatic(ctx, chunkRounds, func(s par.Schedule) float64 {
 		start := clock.Now()
 		par.For(len(lens), 1, s, func(i int) { spin.ForOrdered(lens[i]) })
 		return float64(clock.Now() - start)
-	}
-	xs := make([]float64, chunkRounds)
+	})
+	return max(d/chunkTasks, 0), err
+}
+
+// dynamicOverStatic returns the median, over rounds rounds, of how much
+// longer loop takes as dynamic:1 than as static blocks, in nanoseconds:
+// each round times the static loop and then the dynamic one, back to
+// back, so that a slow stretch of the machine falls on both.
+func dynamicOverStatic(ctx context.Context, rounds int, loop func(par.Schedule) float64) (float64, error) {
+	xs := make([]float64, rounds)
 	for i := range xs {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		st := loop(par.Schedule{Policy: par.Static})
 		dy := loop(par.Schedule{Policy: par.Dynamic, Chunk: 1})
-		xs[i] = (dy - st) / chunkTasks
+		xs[i] = dy - st
 	}
-	return max(robust.Median(xs), 0), nil
+	return robust.Median(xs), nil
 }
 
 // Chunk fetch measurement: tasks per loop, each task's spin, rounds.
@@ -314,24 +324,18 @@ func taskLoop(n, t int, sched par.Schedule, ns int64) float64 {
 // difference per task and worker is the whole fetch: with tasks that
 // long they take turns at the counter, so nearly every fetch moves its
 // line, where the empty loop's workers fetch many times in a row on
-// their own core. The median over chunkMigrateRounds rounds, each a
-// static loop and a dynamic one taken back to back, so that a slow
-// stretch of the machine falls on both. Two workers measure the move
-// itself; more cores asking at once also queue for the line, which this
-// does not model.
+// their own core. The median over chunkMigrateRounds rounds
+// (dynamicOverStatic). Two workers measure the move itself; more cores
+// asking at once also queue for the line, which this does not model.
 func measureChunkMigrate(ctx context.Context, chunkNs float64) (float64, error) {
 	const t = 2
-	xs := make([]float64, chunkMigrateRounds)
-	dyn := par.Schedule{Policy: par.Dynamic, Chunk: 1}
-	for i := range xs {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		st := taskLoop(chunkMigrateIters, t, par.Schedule{Policy: par.Static}, chunkMigrateTaskNs)
-		dy := taskLoop(chunkMigrateIters, t, dyn, chunkMigrateTaskNs)
-		xs[i] = (dy - st) * t / chunkMigrateIters
+	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
+		return taskLoop(chunkMigrateIters, t, s, chunkMigrateTaskNs)
+	})
+	if err != nil {
+		return 0, err
 	}
-	return max(robust.Median(xs)-chunkNs, 0), nil
+	return max(d*t/chunkMigrateIters-chunkNs, 0), nil
 }
 
 // LineMoveNs measures once, in a few milliseconds, what

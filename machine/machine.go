@@ -24,9 +24,10 @@ import (
 // fetch costs a loop with work in it), SpawnNs beside short tasks
 // (version 1: beside 5 µs tasks, thousands of goroutines waiting, where a
 // go statement costs more than where the cores keep up with the
-// spawner) and times its harnesses' tasks with spin delays
-// on the time-stamp counter: a version 1 profile's costs are not the
-// ones this prophet charges, and Load refuses it.
+// spawner) and times its harnesses' tasks with spin delays on the
+// time-stamp counter, the chunk costs' tasks starting only once their
+// fetch has completed: a version 1 profile's costs are not the ones
+// this prophet charges, and Load refuses it.
 const FormatVersion = 2
 
 // Profile describes one machine.

@@ -47,6 +47,15 @@ func (d *ring[T]) popFront() T {
 	return x
 }
 
+func (d *ring[T]) popBack() T {
+	p := d.at(d.n - 1)
+	x := *p
+	var zero T
+	*p = zero
+	d.n--
+	return x
+}
+
 // take removes and returns the i-th entry from the front, keeping the
 // others' order. It moves the entries on i's shorter side, so taking
 // from near either end of a long queue stays cheap.
@@ -62,9 +71,7 @@ func (d *ring[T]) take(i int) T {
 	for j := i; j < d.n-1; j++ {
 		*d.at(j) = *d.at(j + 1)
 	}
-	var zero T
-	*d.at(d.n - 1) = zero
-	d.n--
+	d.popBack()
 	return x
 }
 

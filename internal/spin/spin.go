@@ -79,9 +79,10 @@ func forNow(ns int64) int64 {
 
 // forTicks is For on the time-stamp counter, whose ticks last r ns, and
 // with ordered ForOrdered (its first reading ordered). A difference of
-// no ticks or fewer (a move to a CPU whose counter lags) counts nothing. It is forNow's loop with the other clock, written out
-// rather than shared through a func value, whose indirect call per read
-// leaves a mutex next to the delay dearer again.
+// no ticks or fewer (a move to a CPU whose counter lags) counts nothing.
+// It is forNow's loop with the other clock, written out rather than
+// shared through a func value, whose indirect call per read leaves a
+// mutex next to the delay dearer again.
 func forTicks(ns int64, r float64, ordered bool) int64 {
 	want := int64(math.Ceil(float64(ns) / r))
 	gap := int64(GapNs / r)
@@ -141,8 +142,8 @@ func Clock() string {
 	return clock.Name
 }
 
-// tickRateSleep is how long measureTickRate measures the counter's rate over:
-// long enough for an error of a few parts in 10^5.
+// tickRateSleep is how long measureTickRate measures the counter's rate
+// over: long enough for an error of a few parts in 10^5.
 const tickRateSleep = 4 * time.Millisecond
 
 // Wall busy-waits until ns nanoseconds of wall time have passed since
