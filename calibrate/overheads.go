@@ -67,7 +67,7 @@ const (
 //   - ChunkNs: what a chunk fetch adds per task to a dynamic:1 loop of
 //     one worker and tasks of 50 ns over the same loop as a static
 //     block (median of nine rounds; see measureChunk), each task
-//     starting once its fetch has completed, as ChunkMigrateNs's do;
+//     computing on its index, as ChunkMigrateNs's do (workLoop);
 //   - ChunkMigrateNs: what a fetch costs beyond ChunkNs when the counter
 //     was last fetched from on another core, from two workers whose
 //     tasks of a fifth of a microsecond make them take turns at the
@@ -250,10 +250,9 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 // measureChunk returns what a chunk fetch adds to a dynamic:1 loop of
 // short tasks on one worker, where the counter's line stays on its
 // core: the median, over chunkRounds rounds, of its wall time less the
-// same loop's as a static block, per task (at least 0). Each task spins
-// chunkTaskNs, its length loaded from a slice, as a body loads its
-// item, and starts only once the fetch has completed (spin.ForOrdered),
-// as a body that computes on its index does. What the fetch costs when
+// same loop's as a static block, per task (at least 0). Each task
+// computes chunkTaskNs on its index (workLoop), its length loaded
+// from a slice, as a body loads its item. What the fetch costs when
 // workers take turns at the counter is ChunkMigrateNs
 // (measureChunkMigrate). A fetch beside a task costs what the core
 // cannot overlap with the task, a fraction of the empty loop's (every
@@ -265,9 +264,7 @@ func measureChunk(ctx context.Context) (float64, error) {
 		lens[i] = chunkTaskNs
 	}
 	d, err := dynamicOverStatic(ctx, chunkRounds, func(s par.Schedule) float64 {
-		start := clock.Now()
-		par.For(len(lens), 1, s, func(i int) { spin.ForOrdered(lens[i]) })
-		return float64(clock.Now() - start)
+		return workLoop(len(lens), 1, s, func(i int) int64 { return lens[i] })
 	})
 	return max(d/chunkTasks, 0), err
 }
@@ -304,16 +301,25 @@ const (
 	chunkMigrateRounds = 5
 )
 
-// taskLoop runs par.For over n tasks of spin ns each with t workers and
-// schedule sched and returns the wall time in nanoseconds. Each task
-// starts once the fetch of its index has completed (spin.ForOrdered),
-// as a task that computes on its index does: with spin.For, whose first
-// clock reading runs ahead of the fetch, the spin would hide the
-// counter's line move behind itself, and a dynamic:1 fetch that costs a
-// body of computation tens of nanoseconds would measure as nearly free.
-func taskLoop(n, t int, sched par.Schedule, ns int64) float64 {
+// workLoop runs par.For over n tasks with t workers and schedule
+// sched, task i computing ns(i) nanoseconds on its index (spin.Work),
+// and returns the wall time in nanoseconds. The tasks compute rather
+// than spin because what a fetch costs depends on the work around it:
+// a computation on the index waits for the fetch, and one that runs up
+// to the next fetch meets it at full cost, where a spin's clock loop
+// counts part of the counter's line move as its own (all of it with
+// spin.For, whose first reading runs ahead of the fetch; some 15-20 ns
+// of it with spin.ForOrdered, docs/measurements.md), and a dynamic:1
+// fetch that costs a program tens of nanoseconds would measure as
+// nearly free.
+func workLoop(n, t int, sched par.Schedule, ns func(int) int64) float64 {
+	var sink atomic.Int64
 	start := clock.Now()
-	par.For(n, t, sched, func(int) { spin.ForOrdered(ns) })
+	par.For(n, t, sched, func(i int) {
+		if spin.Work(ns(i), uint64(i)+1) == 0 {
+			sink.Add(1) // never: only a seed of 0 mixes to 0
+		}
+	})
 	return float64(clock.Now() - start)
 }
 
@@ -330,7 +336,7 @@ func taskLoop(n, t int, sched par.Schedule, ns int64) float64 {
 func measureChunkMigrate(ctx context.Context, chunkNs float64) (float64, error) {
 	const t = 2
 	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
-		return taskLoop(chunkMigrateIters, t, s, chunkMigrateTaskNs)
+		return workLoop(chunkMigrateIters, t, s, func(int) int64 { return chunkMigrateTaskNs })
 	})
 	if err != nil {
 		return 0, err

@@ -26,9 +26,12 @@ import (
 // go statement costs more than where the cores keep up with the
 // spawner) and times its harnesses' tasks with spin delays on the
 // time-stamp counter, the chunk costs' tasks starting only once their
-// fetch has completed: a version 1 profile's costs are not the ones
-// this prophet charges, and Load refuses it.
-const FormatVersion = 2
+// fetch has completed. Version 3 measures the chunk costs beside tasks
+// that compute on their index (spin.Work) instead of spinning, which
+// pay a fetch in full where a spin hides part of it. A profile of
+// another version has costs that are not the ones this prophet
+// charges, and Load refuses it.
+const FormatVersion = 3
 
 // Profile describes one machine.
 type Profile struct {
@@ -74,10 +77,10 @@ type Overheads struct {
 	// the team's counter was last fetched from on another core: its
 	// cache line moves over. Workers of tasks longer than a few tens of
 	// nanoseconds alternate at the counter, and nearly every fetch pays
-	// it. Calibrate measures it beside tasks that start only once
-	// their fetch has completed, as a task that computes on its index
-	// must. Load gives a profile without it Default's; zero charges
-	// nothing.
+	// it. Calibrate measures it beside tasks that compute on their
+	// index from their start to their end, as a loop body does: what a
+	// fetch costs depends on the work around it. Load gives a profile
+	// without it Default's; zero charges nothing.
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
@@ -314,8 +317,8 @@ func Default() Profile {
 		Overheads: Overheads{
 			ForkNs:         250,
 			JoinNs:         8000,
-			ChunkNs:        4,
-			ChunkMigrateNs: 10,
+			ChunkNs:        1,
+			ChunkMigrateNs: 21,
 			SpawnNs:        260,
 			SpawnRunNs:     640,
 			SpawnRunSlope:  0.15,

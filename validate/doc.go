@@ -9,12 +9,14 @@
 // description with three executable forms, the annotated serial version
 // (Serial), the same without its annotations (SerialPlain) and the real
 // parallel version built on package par with real mutexes (Parallel),
-// which do the same work as spin delays. The real speedups of generated
-// samples are over SerialPlain: the recording leaves the annotation
-// calls out of the task lengths the emulators replay, and the parallel
-// version has none, so the annotated version's calls (a few to tens of
-// nanoseconds a task) would make fine-grained loops look faster in
-// parallel than the work they do. The kernels' real speedups are over
+// which do the same work as spin delays (a fine-grained loop's tasks
+// compute at either end, spin.Work, as a loop body does, since what a
+// dynamic loop's fetch costs depends on the work around it). The real
+// speedups of generated samples are over SerialPlain: the recording
+// leaves the annotation calls out of the task lengths the emulators
+// replay, and the parallel version has none, so the annotated version's
+// calls (a few to tens of nanoseconds a task) would make fine-grained
+// loops look faster in parallel than the work they do. The kernels' real speedups are over
 // their annotated serial version (they have no other).
 //
 // Run records each sample's serial version three times with

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/internal/spin"
@@ -69,7 +70,8 @@ const (
 
 // Iter is one iteration of a Test1 loop (figure 9): a delay, optionally
 // a critical section under lock 1, a delay, optionally one under lock 2,
-// and a delay. Lengths are nanoseconds of spinning; L1 (L2) is zero when
+// and a delay. Lengths are nanoseconds of spinning (of computation for
+// D1 and D3 in a Loop that computes, Loop.Compute); L1 (L2) is zero when
 // the iteration does not take lock 1 (2).
 type Iter struct {
 	D1, L1, D2, L2, D3 int64
@@ -81,6 +83,41 @@ func (it Iter) Work() int64 { return it.D1 + it.L1 + it.D2 + it.L2 + it.D3 }
 // Loop is a Test1 loop: its iterations in order.
 type Loop struct {
 	Iters []Iter
+	// Compute has each iteration compute its first and last delays
+	// (spin.Work, the first on the iteration's index, the last on what
+	// the first computed) instead of spinning them, as the body of a
+	// fine-grained loop computes: next to tasks of a few hundred
+	// nanoseconds, what a dynamic loop's fetch costs depends on the
+	// work on either side of it, and a spin hides part of it. The
+	// critical sections and the middle delay spin, as the locks' costs
+	// were measured beside.
+	Compute bool
+	// zero counts computed delays that mixed to 0, which none does;
+	// reading their results keeps them from being optimized away.
+	zero atomic.Int64
+}
+
+// first runs iteration i's first delay, it.D1, and returns what its
+// last computes on: computed on the index with Compute, spun once the
+// fetch of the index has completed (spin.ForOrdered) without.
+func (l *Loop) first(i int, it Iter) uint64 {
+	if l.Compute {
+		return spin.Work(it.D1, uint64(i)+1)
+	}
+	spin.ForOrdered(it.D1)
+	return 1
+}
+
+// last runs an iteration's last delay, it.D3, on x from first:
+// computed with Compute, spun without.
+func (l *Loop) last(it Iter, x uint64) {
+	if !l.Compute {
+		spin.For(it.D3)
+		return
+	}
+	if spin.Work(it.D3, x) == 0 {
+		l.zero.Add(1)
+	}
 }
 
 // Work returns the loop's total work in nanoseconds.
@@ -405,7 +442,7 @@ func (g gen) fine() (*Loop, string) {
 			p = g.between(0.2, 1)
 		}
 	}
-	l := &Loop{Iters: make([]Iter, n)}
+	l := &Loop{Iters: make([]Iter, n), Compute: true}
 	var work float64
 	for i, w := range weights {
 		ns := total * w / wsum
@@ -506,9 +543,9 @@ func (p *Program) Serial() {
 
 func serialLoop(l *Loop, sums *[2]guarded) {
 	annotate.SecBegin("test1")
-	for _, it := range l.Iters {
+	for i, it := range l.Iters {
 		annotate.Task("iter", func() {
-			spin.ForOrdered(it.D1)
+			x := l.first(i, it)
 			if it.L1 > 0 {
 				annotate.LockBegin(lock1)
 				spin.For(it.L1)
@@ -522,7 +559,7 @@ func serialLoop(l *Loop, sums *[2]guarded) {
 				sums[1].n++
 				annotate.LockEnd(lock2)
 			}
-			spin.For(it.D3)
+			l.last(it, x)
 		})
 	}
 	annotate.SecEnd(false)
@@ -550,8 +587,8 @@ func (p *Program) SerialPlain() {
 
 // plainLoop is serialLoop without the annotations.
 func plainLoop(l *Loop, sums *[2]guarded) {
-	for _, it := range l.Iters {
-		spin.ForOrdered(it.D1)
+	for i, it := range l.Iters {
+		x := l.first(i, it)
 		if it.L1 > 0 {
 			spin.For(it.L1)
 			sums[0].n++
@@ -561,7 +598,7 @@ func plainLoop(l *Loop, sums *[2]guarded) {
 			spin.For(it.L2)
 			sums[1].n++
 		}
-		spin.For(it.D3)
+		l.last(it, x)
 	}
 }
 
@@ -594,7 +631,7 @@ func (p *Program) Parallel(threads int, s par.Schedule) {
 func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]paddedMutex, sums *[2]guarded) {
 	par.For(len(l.Iters), threads, s, func(i int) {
 		it := l.Iters[i]
-		spin.ForOrdered(it.D1)
+		x := l.first(i, it)
 		if it.L1 > 0 {
 			mu[0].Lock()
 			spin.For(it.L1)
@@ -608,6 +645,6 @@ func parallelLoop(l *Loop, threads int, s par.Schedule, mu *[2]paddedMutex, sums
 			sums[1].n++
 			mu[1].Unlock()
 		}
-		spin.For(it.D3)
+		l.last(it, x)
 	})
 }

@@ -22,7 +22,8 @@ func validateCommand() *command {
 		long: `Generates random programs shaped like the paper's Test1 (a parallel loop with
 imbalance and up to two critical sections) and Test2 (Test1 with inner-loop
 and nested parallelism), or with --test fine fine-grained loops (10^4 to 10^6
-tasks of 50 ns to 2 µs, half of them with a short critical section), or
+tasks of 50 ns to 2 µs that compute at either end, half of them with a
+short critical section), or
 with --examples takes the bundled kernels;
 profiles each annotated serial version, predicts its speedup with ff and
 syn, runs the same program really parallelized with package par, and reports

@@ -34,6 +34,13 @@ type acct struct {
 	// ordered is set from a task's start until its first spin: that
 	// spin starts once the fetch of the task has completed (see u).
 	ordered bool
+	// final is set while the worker replays its task's last item, a
+	// leaf (see u).
+	final bool
+	// seed is what the worker's next computed leaf computes on (see u):
+	// its task's index at the task's start, then the last computed
+	// leaf's result.
+	seed uint64
 	// rng draws the dither of the worker's spins (see u).
 	rng rand.PCG
 	_   [16]byte
@@ -58,17 +65,31 @@ type acct struct {
 // that cost, and skipping a leaf shorter than the walk would take the
 // spin's cost away with it: fine-grained sections would replay too slow
 // or too fast by a share that grows as their leaves shrink.
+//
+// A task's first leaf and its last (where the task ends with a leaf)
+// compute instead (spin.Work), for as long as the spin would take, where
+// that is at most workMaxNs: the first on the task's index, so that it
+// waits for the fetch that gave the task to the worker, the last on what
+// the first computed, so that the core computes up to the next fetch.
+// So a dynamic loop's fetch costs a replayed fine-grained task what it
+// costs the program's, where a spin hides part of it. A longer first
+// leaf spins once the fetch has completed (spin.ForOrdered): next to it
+// the fetch hardly counts.
 func (a *acct) u(ns int64, w *machine.Walk) {
 	a.walk += w.NodeNs
 	a.busy += ns
 	d := a.dither(w.SpinNs / 2)
 	if x := float64(ns) - a.walk - w.SpinNs + d; x >= 1 {
-		if a.ordered {
+		switch {
+		case (a.ordered || a.final) && x+w.SpinNs <= workMaxNs:
+			// Computed, for the time the spin would take.
+			a.seed = spin.Work(int64(x+w.SpinNs), a.seed)
+		case a.ordered:
 			spin.ForOrdered(int64(x))
-			a.ordered = false
-		} else {
+		default:
 			spin.For(int64(x))
 		}
+		a.ordered = false
 		a.walk = d
 	} else {
 		a.walk -= float64(ns)
@@ -87,6 +108,13 @@ func (a *acct) dither(width float64) float64 {
 	u := float64(a.rng.Uint64()>>11) / (1 << 53)
 	return (u - 0.5) * width
 }
+
+// workMaxNs is the longest leaf that u computes rather than spins: a
+// computed delay is not exact (a fixed number of rounds, at the rate
+// measured when the program started) and loses whatever its core is
+// taken away for, and beside leaves longer than a few microseconds the
+// fetch it is there for is lost in the noise.
+const workMaxNs = 2000
 
 // ditherSeed is the second word of the dither generators' seeds; the
 // first is the worker's or the spawned task's index, so that they dither
@@ -144,7 +172,7 @@ func (r *replayer) team(sp *secPlan, a *acct) {
 			a.strandDone = true
 			a.u(sp.setup, &r.walk)
 		}
-		r.task(sp.taskNext(i, &a.run), a)
+		r.task(sp.taskNext(i, &a.run), a, i)
 	})
 	var sum, most float64
 	for i := range accts {
@@ -178,7 +206,7 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 		}
 		*mine = acct{}
 		mine.rng.Seed(uint64(i), ditherSeed)
-		r.task(sp.task(i), mine)
+		r.task(sp.task(i), mine, i)
 		busy.Add(mine.busy)
 		addFloat(&sum, mine.walk)
 		maxFloat(&most, mine.walk)
@@ -188,12 +216,12 @@ func (r *replayer) spawnTeam(sp *secPlan, a *acct) {
 	a.walk += residue(math.Float64frombits(sum.Load()), math.Float64frombits(most.Load()), r.threads)
 }
 
-// task replays one task instance, accounting into a.
-func (r *replayer) task(tp *taskPlan, a *acct) {
+// task replays task instance i, accounting into a.
+func (r *replayer) task(tp *taskPlan, a *acct, i int) {
 	a.walk += r.walk.NodeNs // visiting the task
-	// The task's first spin waits for the fetch that gave it to the
-	// worker, as a task computing on its index waits (spin.ForOrdered).
-	a.ordered = true
+	// The task's first leaf waits for the fetch that gave it to the
+	// worker, as a task computing on its index waits (see u).
+	a.ordered, a.seed = true, uint64(i)+1
 	// The worker's first task with setup runs all of it; later ones
 	// none (a spawned task's acct is its own: it always runs it).
 	pays := tp.setup && !a.setupDone
@@ -204,7 +232,9 @@ func (r *replayer) task(tp *taskPlan, a *acct) {
 		it := &tp.items[k]
 		switch it.kind {
 		case itemU:
+			a.final = k == len(tp.items)-1
 			a.u(it.ns, &r.walk)
+			a.final = false
 		case itemSetup:
 			if pays {
 				a.u(it.ns, &r.walk)

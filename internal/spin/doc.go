@@ -14,4 +14,11 @@
 // work. So a delay of d nanoseconds is d nanoseconds of computation even
 // when more goroutines than cores share the machine, which is what the
 // real computation it stands for would need.
+//
+// Work computes instead of waiting: a fixed number of dependent rounds
+// of arithmetic on a seed, about a requested number of nanoseconds at
+// the rate measured when the package is initialized. It stands for a
+// task's computation where what surrounds the task matters, as it does
+// for a dynamic loop's fetch of the next index: a wait for the seed adds
+// to Work's time, where a clock loop counts it as its own.
 package spin

@@ -117,3 +117,51 @@ func ExampleTeam() {
 	fmt.Println(len(lost))
 	// Output: 2
 }
+
+func TestWorkRounds(t *testing.T) {
+	if workRoundNs <= 0 {
+		t.Fatalf("workRoundNs = %v, want > 0", workRoundNs)
+	}
+	for _, c := range []struct {
+		ns   int64
+		want int64
+	}{
+		{-5, 0},
+		{0, 0},
+		{1, 1}, // at least one round for any positive request
+		{int64(100 * workRoundNs), 100},
+		{int64(1000 * workRoundNs), 1000},
+	} {
+		if got := workRounds(c.ns); got < c.want-1 || got > c.want+1 {
+			t.Errorf("workRounds(%d) = %d, want %d (round %.3f ns)", c.ns, got, c.want, workRoundNs)
+		}
+	}
+}
+
+func TestWork(t *testing.T) {
+	if got := Work(0, 42); got != 42 {
+		t.Errorf("Work(0, 42) = %d, want the seed back", got)
+	}
+	// The result is the mix of the seed, rounds deep: the same for the
+	// same request, and different for another seed.
+	a, b := Work(200, 7), Work(200, 7)
+	if a != b {
+		t.Errorf("Work(200, 7) gave %d and %d", a, b)
+	}
+	if a == 7 || a == Work(200, 8) {
+		t.Errorf("Work(200, 7) = %d does not mix its seed", a)
+	}
+	if want := mix(7, workRounds(200)); a != want {
+		t.Errorf("Work(200, 7) = %d, want mix(7, %d) = %d", a, workRounds(200), want)
+	}
+}
+
+func ExampleWork() {
+	// A loop body that computes on its index for about 100 ns.
+	var sum uint64
+	for i := range 3 {
+		sum += Work(100, uint64(i))
+	}
+	fmt.Println(sum != 0)
+	// Output: true
+}
