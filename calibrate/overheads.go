@@ -307,11 +307,10 @@ const (
 // than spin because what a fetch costs depends on the work around it:
 // a computation on the index waits for the fetch, and one that runs up
 // to the next fetch meets it at full cost, where a spin's clock loop
-// counts part of the counter's line move as its own (all of it with
-// spin.For, whose first reading runs ahead of the fetch; some 15-20 ns
-// of it with spin.ForOrdered, docs/measurements.md), and a dynamic:1
-// fetch that costs a program tens of nanoseconds would measure as
-// nearly free.
+// counts part of the counter's line move as its own (nearly all of it
+// with spin.For, whose first reading runs ahead of the fetch, and part
+// of it even with spin.ForOrdered), so that the fetch would measure as
+// cheaper than it is for a program.
 func workLoop(n, t int, sched par.Schedule, ns func(int) int64) float64 {
 	var sink atomic.Int64
 	start := clock.Now()

@@ -18,8 +18,8 @@ import (
 // the core computing up to whatever comes next, such as the next fetch,
 // as a loop body's last instructions do. A fetch whose counter's cache
 // line last moved to another core costs a body that computes at both
-// ends what it costs a body of pure computation, and several times what
-// it costs a body of spins (docs/measurements.md).
+// ends what it costs a body of pure computation, and more than it costs
+// a body of spins.
 //
 // A Work that loses its core takes longer by the time it was away, as
 // computation does. ns ≤ 0 returns seed at once.
