@@ -2,13 +2,17 @@ package validate
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/emulate/ff"
+	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
 )
 
 // TestLineCosts checks that ff is charged the medians of the cache-line
@@ -73,5 +77,66 @@ func TestRoundsMeasureLineCosts(t *testing.T) {
 		if len(rs.lockMig) != want || len(rs.chunkMig) != want {
 			t.Errorf("LinesNow %v: %d and %d rounds measured the line costs, want %d (of %d kept)", linesNow, len(rs.lockMig), len(rs.chunkMig), want, len(rs.serial))
 		}
+	}
+}
+
+// TestPredictPairsRoundCosts checks that with the line costs measured
+// per round, ff's prediction is the median of its predictions with each
+// round's pair of costs, not its prediction with each cost's median
+// taken apart, which here pairs the cheap rounds' lock cost with the
+// slow rounds' fetch cost.
+func TestPredictPairsRoundCosts(t *testing.T) {
+	// A dynamic:1 loop of short tasks, each taking a short lock: its
+	// speedup follows both costs.
+	tasks := make([]*tree.Node, 2000)
+	for i := range tasks {
+		tasks[i] = tree.Task("t", tree.U(int64(80+i%7)), tree.L(1, 20), tree.U(40))
+	}
+	tr := tree.New(tree.Sec("loop", tasks...))
+	prof := machine.Default().Overheads
+	k := key{par.Schedule{Policy: par.Dynamic, Chunk: 1}, 2}
+	e := ff.New()
+	// Three cheap rounds' lock costs and three slow rounds' fetch costs:
+	// the medians apart come from different modes.
+	rs := &roundSet{
+		serial:   []float64{1, 1, 1, 1, 1},
+		lockMig:  []float64{40, 41, 42, 250, 251},
+		chunkMig: []float64{20, 120, 121, 122, 21},
+	}
+	m := &measurer{}
+	opt := emulate.Options{Overheads: prof}
+	got, err := m.predict(e, tr, k, rs, opt, robust.Median)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var speedups []float64
+	for i := range rs.lockMig {
+		o := opt
+		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs = rs.lockMig[i], rs.chunkMig[i]
+		r, err := emulate.Predict(e, tr, k.t, k.s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		speedups = append(speedups, r.Speedup)
+	}
+	if want := robust.Median(speedups); math.Abs(got.Speedup-want) > 1e-9*want {
+		t.Errorf("predict = %v, want the median of the rounds' predictions %v (%v)", got.Speedup, want, speedups)
+	}
+	apart := opt
+	apart.Overheads = rs.lineCosts(prof)
+	r, err := emulate.Predict(e, tr, k.t, k.s, apart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Speedup == got.Speedup {
+		t.Errorf("the medians apart (lock %v, chunk %v) give the same prediction %v: the test does not tell the two apart", apart.Overheads.LockMigrateNs, apart.Overheads.ChunkMigrateNs, r.Speedup)
+	}
+	// Without costs measured per round, the profile's are charged.
+	one, err := m.predict(e, tr, k, &roundSet{serial: []float64{1}}, opt, robust.Median)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, _ := emulate.Predict(e, tr, k.t, k.s, opt); one.Speedup != plain.Speedup {
+		t.Errorf("without line costs predict = %v, want %v", one.Speedup, plain.Speedup)
 	}
 }

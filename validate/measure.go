@@ -169,7 +169,9 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 	// Real kernels get the burden factors `prophet predict` applies (the
 	// memory model and the machine's compute inflation); generated
 	// samples spin on the clock, which neither memory traffic nor a
-	// shared core can stretch, so they get none.
+	// shared core can stretch, so they get none. (A fine loop's tasks
+	// compute at either end, in registers: compute inflation could
+	// stretch that part, which this leaves out.)
 	opt := m.opt
 	if sub.test == Examples {
 		if burden, st := memmodel.ForTree(tr, m.cfg.Machine, memmodel.Auto); st.Burdened() {

@@ -96,6 +96,21 @@ func (rs *roundSet) lineCosts(ov machine.Overheads) machine.Overheads {
 	return ov
 }
 
+// roundCosts returns ov with each kept round's LockMigrateNs and
+// ChunkMigrateNs in turn, one per round (none where no round measured
+// them).
+func (rs *roundSet) roundCosts(ov machine.Overheads) []machine.Overheads {
+	if len(rs.lockMig) != len(rs.serial) {
+		return nil
+	}
+	ovs := make([]machine.Overheads, len(rs.lockMig))
+	for i := range ovs {
+		ovs[i] = ov
+		ovs[i].LockMigrateNs, ovs[i].ChunkMigrateNs = rs.lockMig[i], rs.chunkMig[i]
+	}
+	return ovs
+}
+
 // unsettled reports whether a median that counts has not settled
 // (robust.Settled): the serial runs', a key's parallel runs', a key's
 // speedups' (serial and parallel times can each look settled while

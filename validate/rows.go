@@ -125,7 +125,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 					res.Speedup = recorded / stat(rs.replays[rk])
 				}
 			} else {
-				res, err = emulate.Predict(e, tr, k.t, k.s, opt)
+				res, err = m.predict(e, tr, k, rs, opt, stat)
 			}
 			if errors.Is(err, emulate.ErrTooManyThreads) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
@@ -146,4 +146,36 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 		}
 	}
 	return rows, nil
+}
+
+// predict returns the prediction of emulator e (one that does not
+// measure the machine) for key k of tr. Where the rounds rs measured the
+// cache-line costs (Config.LinesNow), it predicts once per round with
+// that round's costs and returns the statistic stat over those
+// predicted times, the statistic the real speedup takes over the
+// rounds' times: a loop whose speedup follows a line cost closely
+// compares against runs that met the costs it was predicted with. A
+// median taken of each cost apart can pair the lock's cost of one
+// round with the fetch's of another, and on a machine whose line moves
+// switch between two speeds, the two come from different speeds.
+func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *roundSet, opt emulate.Options, stat func([]float64) float64) (emulate.Result, error) {
+	ovs := rs.roundCosts(opt.Overheads)
+	if len(ovs) == 0 {
+		return emulate.Predict(e, tr, k.t, k.s, opt)
+	}
+	recorded := float64(tree.Work(tr.Root))
+	var res emulate.Result
+	times := make([]float64, 0, len(ovs))
+	for _, ov := range ovs {
+		o := opt
+		o.Overheads = ov
+		r, err := emulate.Predict(e, tr, k.t, k.s, o)
+		if err != nil {
+			return r, err
+		}
+		res = r
+		times = append(times, recorded/r.Speedup)
+	}
+	res.Speedup = recorded / stat(times)
+	return res, nil
 }
