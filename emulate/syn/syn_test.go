@@ -636,3 +636,35 @@ func TestWalkCostOtherClock(t *testing.T) {
 		t.Errorf("walkCost = %+v, want the walk measured here with clock %q", got, spin.Clock())
 	}
 }
+
+// TestTaskComputesItsEnds checks which leaves of a replayed task
+// compute (spin.Work) rather than spin: its first and its last, where
+// they are at most workMaxNs, the first on the task's index and the last
+// on what the first computed; longer ones spin.
+func TestTaskComputesItsEnds(t *testing.T) {
+	const i = 7
+	short, long := int64(200), int64(workMaxNs+1000)
+	seed := uint64(i) + 1
+	u := func(ns int64) item { return item{kind: itemU, ns: ns, reps: 1} }
+	for _, c := range []struct {
+		name  string
+		items []item
+		want  uint64
+	}{
+		{"one short leaf", []item{u(short)}, spin.Work(short, seed)},
+		{"one long leaf", []item{u(long)}, seed},
+		{"long, then short", []item{u(long), u(short)}, spin.Work(short, seed)},
+		{"short, long, long", []item{u(short), u(long), u(long)}, spin.Work(short, seed)},
+		{"short, long, short", []item{u(short), u(long), u(short)}, spin.Work(short, spin.Work(short, seed))},
+	} {
+		var a acct
+		r := &replayer{sched: par.Schedule{Policy: par.Dynamic, Chunk: 1}, threads: 1}
+		r.task(&taskPlan{items: c.items}, &a, i)
+		if a.seed != c.want {
+			t.Errorf("%s: the leaves computed to %#x, want %#x", c.name, a.seed, c.want)
+		}
+		if a.ordered || a.final {
+			t.Errorf("%s: ordered %v, final %v after the task", c.name, a.ordered, a.final)
+		}
+	}
+}
