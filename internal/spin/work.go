@@ -63,8 +63,9 @@ func measureWorkRound() float64 {
 		best = min(best, float64(clock.Now()-t0)/workProbe)
 	}
 	if x == 0 || !(best > 0) {
-		// x is never 0 (the mix is a bijection and 1 maps elsewhere);
-		// the test keeps its rounds from being optimized away.
+		// x is never 0: the mix is a bijection that maps 0 to 0, so it
+		// never maps 1 there. The test keeps the rounds from being
+		// optimized away.
 		return 1
 	}
 	return best
