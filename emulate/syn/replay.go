@@ -34,9 +34,6 @@ type acct struct {
 	// ordered is set from a task's start until its first spin: that
 	// spin starts once the fetch of the task has completed (see u).
 	ordered bool
-	// final is set while the worker replays its task's last item, a
-	// leaf (see u).
-	final bool
 	// seed is what the worker's next computed leaf computes on (see u):
 	// its task's index at the task's start, then the last computed
 	// leaf's result.
@@ -66,22 +63,26 @@ type acct struct {
 // spin's cost away with it: fine-grained sections would replay too slow
 // or too fast by a share that grows as their leaves shrink.
 //
-// A task's first leaf and its last (where the task ends with a leaf)
-// compute instead (spin.Work), for as long as the spin would take, where
-// that is at most workMaxNs: the first on the task's index, so that it
-// waits for the fetch that gave the task to the worker, the last on what
-// the first computed, so that the core computes up to the next fetch.
+// A task's first leaf and its last (where the task ends with a leaf;
+// leaf with last set) compute instead (spin.Work), for as long as the
+// spin would take, where that is at most workMaxNs: the first on the
+// task's index, so that it waits for the fetch that gave the task to the
+// worker, the last on what the first computed, so that the core computes
+// up to the next fetch.
 // So a dynamic loop's fetch costs a replayed fine-grained task what it
 // costs the program's, where a spin hides part of it. A longer first
 // leaf spins once the fetch has completed (spin.ForOrdered): next to it
 // the fetch hardly counts.
-func (a *acct) u(ns int64, w *machine.Walk) {
+func (a *acct) u(ns int64, w *machine.Walk) { a.leaf(ns, w, false) }
+
+// leaf is u for a leaf that is its task's last item where last is set.
+func (a *acct) leaf(ns int64, w *machine.Walk, last bool) {
 	a.walk += w.NodeNs
 	a.busy += ns
 	d := a.dither(w.SpinNs / 2)
 	if x := float64(ns) - a.walk - w.SpinNs + d; x >= 1 {
 		switch {
-		case (a.ordered || a.final) && x+w.SpinNs <= workMaxNs:
+		case (a.ordered || last) && x+w.SpinNs <= workMaxNs:
 			// Computed, for the time the spin would take.
 			a.seed = spin.Work(int64(x+w.SpinNs), a.seed)
 		case a.ordered:
@@ -232,9 +233,7 @@ func (r *replayer) task(tp *taskPlan, a *acct, i int) {
 		it := &tp.items[k]
 		switch it.kind {
 		case itemU:
-			a.final = k == len(tp.items)-1
-			a.u(it.ns, &r.walk)
-			a.final = false
+			a.leaf(it.ns, &r.walk, k == len(tp.items)-1)
 		case itemSetup:
 			if pays {
 				a.u(it.ns, &r.walk)
