@@ -163,7 +163,8 @@ func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *
 	if len(ovs) == 0 {
 		return emulate.Predict(e, tr, k.t, k.s, opt)
 	}
-	recorded := float64(tree.Work(tr.Root))
+	// Every prediction is of the same serial time, so each predicted
+	// time is that time over the speedup: the statistic of 1/speedup.
 	var res emulate.Result
 	times := make([]float64, 0, len(ovs))
 	for _, ov := range ovs {
@@ -174,8 +175,8 @@ func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *
 			return r, err
 		}
 		res = r
-		times = append(times, recorded/r.Speedup)
+		times = append(times, 1/r.Speedup)
 	}
-	res.Speedup = recorded / stat(times)
+	res.Speedup = 1 / stat(times)
 	return res, nil
 }
