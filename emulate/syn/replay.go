@@ -12,8 +12,11 @@ import (
 )
 
 // acct is what one worker accounts during a replay. Workers of a team
-// write only their own acct; the padding keeps two workers' accts off the
-// same cache line.
+// write only their own acct, and an acct is padded to acctSize so that
+// two workers' accts never share a cache line, nor a pair of lines that a
+// core prefetches together, wherever the allocator placed them: the
+// written fields lie in its first 64 bytes, and the next acct's begin
+// acctSize later.
 type acct struct {
 	// walk is this worker's drift, in ns: the tree-walking cost it has
 	// run up (node visits and nested calls, its own and, for each nested
@@ -25,23 +28,32 @@ type acct struct {
 	// goroutine of the nested teams it entered: the recorded lengths of
 	// the leaves and critical sections it replayed.
 	busy int64
-	// strandDone and setupDone are set once the worker has run its
-	// section's own per-worker setup and its tasks' (tree.Node.Setup).
-	strandDone, setupDone bool
 	// run is the run of the worker's last task in its team's section
 	// (secPlan.taskNext).
 	run int
-	// ordered is set from a task's start until its first spin: that
-	// spin starts once the fetch of the task has completed (see u).
-	ordered bool
 	// seed is what the worker's next computed leaf computes on (see u):
 	// its task's index at the task's start, then the last computed
 	// leaf's result.
 	seed uint64
 	// rng draws the dither of the worker's spins (see u).
 	rng rand.PCG
-	_   [16]byte
+	// strandDone and setupDone are set once the worker has run its
+	// section's own per-worker setup and its tasks' (tree.Node.Setup).
+	strandDone, setupDone bool
+	// ordered is set from a task's start until its first spin: that
+	// spin starts once the fetch of the task has completed (see u).
+	ordered bool
+	_       [acctSize - acctFields]byte
 }
+
+// acctFields is the size of acct's fields before its padding (at most
+// 64: one cache line), and acctSize the size of a padded acct: between
+// the fields of two adjacent accts lie acctSize-acctFields bytes, two
+// 64-byte lines and more.
+const (
+	acctFields = 56
+	acctSize   = 256
+)
 
 // u replays a U leaf of ns nanoseconds. The worker's walk is its
 // drift: how far its replay has fallen behind the recorded lengths
