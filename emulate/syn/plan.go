@@ -30,15 +30,22 @@ type item struct {
 	sec  *secPlan
 }
 
-// guarded is a replayed lock and the data it guards, each on a cache
-// line of its own: a critical section writes the data its lock guards,
-// so where the lock moves between cores the data's line moves with it,
-// as in the program and as calibrate measures LockMigrateNs.
+// guarded is a replayed lock and the data it guards: a critical section
+// writes the data its lock guards, so where the lock moves between cores
+// the data's line moves with it, as in the program and as calibrate
+// measures LockMigrateNs. The data's line is in another pair of lines
+// than the lock's (a core fetches a line's 128-byte pair together), and
+// the hold finds the data through slot, on the lock's line: the data's
+// address is known only once the Lock has taken that line, so its move
+// is paid inside the hold, as where a program's critical section indexes
+// its data with what the task computed (a histogram's bin), rather than
+// fetched beside the Lock.
 type guarded struct {
 	mu   sync.Mutex
-	_    [64 - 8]byte
-	data int64
-	_    [64 - 8]byte
+	slot int64 // always 0
+	_    [192 - 16]byte
+	data [8]int64
+	_    [128]byte
 }
 
 type taskPlan struct {

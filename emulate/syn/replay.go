@@ -265,7 +265,7 @@ func (r *replayer) task(tp *taskPlan, a *acct, i int) {
 				if hold >= 1 {
 					spin.For(hold)
 				}
-				it.lk.data++
+				it.lk.data[it.lk.slot&7]++
 				it.lk.mu.Unlock()
 				if hold >= 1 {
 					a.walk += d
