@@ -68,6 +68,10 @@ const (
 //     one worker and tasks of 50 ns over the same loop as a static
 //     block (median of nine rounds; see measureChunk), each task
 //     computing on its index, as ChunkMigrateNs's do (workLoop);
+//   - TaskCallNs: what par.For's call of its body adds per task to a
+//     static loop of one worker and tasks of 50 ns that compute on their
+//     index, over the same loop written inline (median of nine rounds;
+//     see measureTaskCall);
 //   - ChunkMigrateNs: what a fetch costs beyond ChunkNs when the counter
 //     was last fetched from on another core, from two workers whose
 //     tasks of a fifth of a microsecond make them take turns at the
@@ -137,7 +141,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 12
+	const total = 13
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -146,6 +150,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 	}{
 		{"fork and join", func(ctx context.Context) (err error) { ov.ForkNs, ov.JoinNs, err = measureForkJoin(ctx, t); return }},
 		{"chunk dispatch", func(ctx context.Context) (err error) { ov.ChunkNs, err = measureChunk(ctx); return }},
+		{"task call", func(ctx context.Context) (err error) { ov.TaskCallNs, err = measureTaskCall(ctx); return }},
 		{"chunk migration", func(ctx context.Context) (err error) {
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
@@ -268,6 +273,45 @@ func measureChunk(ctx context.Context) (float64, error) {
 	})
 	return max(d/chunkTasks, 0), err
 }
+
+// measureTaskCall returns what par.For adds to each task of a static
+// loop of one worker by calling the loop body through a function value,
+// over the same loop written inline: the median, over taskCallRounds
+// rounds, of the difference per task (at least 0). Each task computes
+// chunkTaskNs on its index, its length loaded from a slice, as in
+// measureChunk; each round runs the inline loop and then par's, back to
+// back, so that a slow stretch of the machine falls on both.
+func measureTaskCall(ctx context.Context) (float64, error) {
+	lens := make([]int64, chunkTasks)
+	for i := range lens {
+		lens[i] = chunkTaskNs
+	}
+	var sink atomic.Int64
+	xs := make([]float64, taskCallRounds)
+	for r := range xs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		t0 := clock.Now()
+		for i := range lens {
+			if spin.Work(lens[i], uint64(i)+1) == 0 {
+				sink.Add(1) // never: only a seed of 0 mixes to 0
+			}
+		}
+		t1 := clock.Now()
+		par.For(len(lens), 1, par.Schedule{Policy: par.Static}, func(i int) {
+			if spin.Work(lens[i], uint64(i)+1) == 0 {
+				sink.Add(1)
+			}
+		})
+		t2 := clock.Now()
+		xs[r] = float64((t2-t1)-(t1-t0)) / float64(len(lens))
+	}
+	return max(robust.Median(xs), 0), nil
+}
+
+// taskCallRounds is how many rounds measureTaskCall takes the median of.
+const taskCallRounds = 9
 
 // dynamicOverStatic returns the median, over rounds rounds, of how much
 // longer loop takes as dynamic:1 than as static blocks, in nanoseconds:

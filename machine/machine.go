@@ -28,10 +28,10 @@ import (
 // time-stamp counter, the chunk costs' tasks starting only once their
 // fetch has completed. Version 3 measures the chunk costs beside tasks
 // that compute on their index (spin.Work) instead of spinning, which
-// pay a fetch in full where a spin hides part of it. A profile of
-// another version has costs that are not the ones this prophet
-// charges, and Load refuses it.
-const FormatVersion = 3
+// pay a fetch in full where a spin hides part of it. Version 4 adds
+// TaskCallNs. A profile of another version has costs that are not the
+// ones this prophet charges, and Load refuses it.
+const FormatVersion = 4
 
 // Profile describes one machine.
 type Profile struct {
@@ -82,6 +82,16 @@ type Overheads struct {
 	// fetch costs depends on the work around it. Load gives a profile
 	// without it Default's; zero charges nothing.
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
+	// TaskCallNs is what a worksharing loop adds to each of its tasks by
+	// calling the loop body through a function value (package par's
+	// workers do, as do a pool's), where the serial loop runs the body
+	// inline: the call, and the loads of what the body captured.
+	// Calibrate measures it beside tasks that compute on their index. It
+	// is charged to every task of a static, dynamic, guided and pool
+	// schedule; a spawned goroutine's start (SpawnRunNs) already holds
+	// its call. Load gives a profile without it Default's; zero charges
+	// nothing.
+	TaskCallNs float64 `json:"task_call_ns"`
 	// SpawnNs is the cost of starting one goroutine for a task (spawn).
 	SpawnNs float64 `json:"spawn_ns"`
 	// SpawnRunNs is what running a spawned goroutine costs the core that
@@ -319,6 +329,7 @@ func Default() Profile {
 			JoinNs:         8000,
 			ChunkNs:        1,
 			ChunkMigrateNs: 21,
+			TaskCallNs:     3,
 			SpawnNs:        260,
 			SpawnRunNs:     640,
 			SpawnRunSlope:  0.15,
@@ -391,6 +402,9 @@ func Load(path string) (Profile, error) {
 	}
 	if o := &p.Overheads; !saved("chunk_migrate_ns") && o.ChunkNs > 0 {
 		o.ChunkMigrateNs = d.ChunkMigrateNs
+	}
+	if o := &p.Overheads; !saved("task_call_ns") {
+		o.TaskCallNs = d.TaskCallNs
 	}
 	if o := &p.Overheads; !saved("spawn_run_ns") && o.SpawnNs > 0 {
 		o.SpawnRunNs = d.SpawnRunNs

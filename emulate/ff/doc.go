@@ -87,6 +87,11 @@
 //     team's last fetch was made on another core (the counter's cache
 //     line moves over: workers of short tasks take turns at the counter
 //     and pay it at nearly every fetch);
+//   - TaskCallNs at the start of every task of a static, dynamic,
+//     guided or pool schedule (teams of one included), as a leaf of
+//     that length added to each task of the section's compact copy: the
+//     call of the loop body through a function value, where the serial
+//     loop ran it inline;
 //   - SpawnNs on the spawner before each spawned goroutine is runnable,
 //     and SpawnRunNs on the core that takes it before it starts its
 //     task (taking it from the spawner's queue, switching to it, its

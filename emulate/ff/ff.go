@@ -173,7 +173,7 @@ func (e *Emulator) chargesOf(opt emulate.Options) charges {
 // are 0, so
 // the engine adds them as they are.
 func (e *Emulator) charges(ov machine.Overheads) charges {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.TaskCallNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs} {
 		if !(*x > 0) {
 			*x = 0
 		}
@@ -198,7 +198,13 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if !(burden > 0) || math.IsInf(burden, 0) {
 		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
 	}
-	p, err := e.progs.get(sec)
+	// A worksharing loop calls its body for each task (TaskCallNs); a
+	// spawned goroutine's start (SpawnRunNs) holds its call already.
+	var call int64
+	if !sched.PerTask() {
+		call = int64(math.Round(ch.ov.TaskCallNs))
+	}
+	p, err := e.progs.get(sec, call)
 	if err != nil {
 		return sectionRun{}, err
 	}

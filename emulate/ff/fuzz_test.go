@@ -189,7 +189,7 @@ func FuzzMachine(f *testing.F) {
 	paper.ComputeInflation = map[int]float64{2: 1.1, 8: 1.5}
 	withMem, _ := json.Marshal(paper)
 	f.Add(withMem)
-	f.Add([]byte(`{"version":3,"overheads":{"noise_hz":1e5,"noise_p50_ns":1000,"noise_p90_ns":4000,"lock_handoff_ns":1e9}}`))
+	f.Add([]byte(`{"version":4,"overheads":{"noise_hz":1e5,"noise_p50_ns":1000,"noise_p90_ns":4000,"lock_handoff_ns":1e9}}`))
 	sec := tree.Sec("stream", tree.Run(6, tree.Task("block", tree.U(200_000), tree.L(1, 3_000))))
 	sec.Counters = &tree.Counters{Instructions: 1e7, Cycles: 2e7, LLCMisses: 1e6, TimeNs: 4e6, Runs: 1}
 	tr := tree.New(tree.U(1000), sec, tree.Sec("nest", tree.Task("t", tree.Sec("in", tree.Run(3, tree.Task("u", tree.U(5000)))))))

@@ -353,11 +353,19 @@ func kindWord(k tree.Kind) string {
 }
 
 // progCache remembers the compact copies of the sections an Emulator
-// (and its clones) emulated, up to maxCachedNodes nodes in all.
+// (and its clones) emulated, up to maxCachedNodes nodes in all: one per
+// section and task call cost (see called).
 type progCache struct {
 	mu    sync.Mutex
-	m     map[*tree.Node]*progEntry
+	m     map[progKey]*progEntry
 	nodes int
+}
+
+// progKey names a compact copy: the section, and the call cost added to
+// each of its tasks.
+type progKey struct {
+	sec  *tree.Node
+	call int64
 }
 
 type progEntry struct {
@@ -371,24 +379,26 @@ type progEntry struct {
 // of its task children).
 const maxCachedNodes = 1 << 23
 
-// get returns sec's compact copy, compiling it on first use.
-func (c *progCache) get(sec *tree.Node) (*prog, error) {
+// get returns the compact copy of sec with call ns added at the start of
+// each of its tasks (called), compiling it on first use.
+func (c *progCache) get(sec *tree.Node, call int64) (*prog, error) {
 	if c == nil {
-		return compile(sec)
+		return compile(called(sec, call))
 	}
+	k := progKey{sec, call}
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[*tree.Node]*progEntry{}
+		c.m = map[progKey]*progEntry{}
 	}
-	e, ok := c.m[sec]
+	e, ok := c.m[k]
 	if !ok {
 		e = &progEntry{}
-		c.m[sec] = e
+		c.m[k] = e
 	}
 	c.mu.Unlock()
 	fresh := false
 	e.once.Do(func() {
-		e.p, e.err = compile(sec)
+		e.p, e.err = compile(called(sec, call))
 		fresh = true
 	})
 	if fresh {
@@ -399,10 +409,10 @@ func (c *progCache) get(sec *tree.Node) (*prog, error) {
 		}
 		switch {
 		case e.err != nil || n > maxCachedNodes:
-			delete(c.m, sec)
+			delete(c.m, k)
 		case c.nodes+n > maxCachedNodes:
 			clear(c.m)
-			c.m[sec], c.nodes = e, n
+			c.m[k], c.nodes = e, n
 		default:
 			c.nodes += n
 		}

@@ -1,0 +1,84 @@
+package ff
+
+import (
+	"testing"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// TestTaskCallCharged checks, on trees worked out by hand, that every
+// task of a worksharing schedule pays TaskCallNs at its start, nested
+// sections' tasks included, and that a spawned task does not.
+func TestTaskCallCharged(t *testing.T) {
+	loop := func() *tree.Tree { return tree.New(tree.Sec("loop", tree.Run(4, tree.Task("t", tree.U(10))))) }
+	nested := func() *tree.Tree {
+		return tree.New(tree.Sec("outer", tree.Task("o", tree.U(7), tree.Sec("inner", tree.Run(2, tree.Task("i", tree.U(10)))))))
+	}
+	tests := []struct {
+		name     string
+		tr       func() *tree.Tree
+		threads  int
+		sched    string
+		parallel float64
+	}{
+		// Two workers of two tasks of 5 + 10 ns each.
+		{"static", loop, 2, "static", 30},
+		{"static:1", loop, 2, "static:1", 30},
+		{"dynamic:1", loop, 2, "dynamic:1", 30},
+		{"guided:1", loop, 2, "guided:1", 30},
+		{"pool", loop, 2, "pool", 30},
+		// One worker: four tasks of 15.
+		{"one thread", loop, 1, "static", 60},
+		// A goroutine's start holds its call: two tasks of 10 a core.
+		{"spawn", loop, 2, "spawn", 20},
+		// The outer task's call, its 7 ns, then the inner section's two
+		// tasks of 5 + 10 on the same worker.
+		{"nested", nested, 1, "static", 5 + 7 + 2*15},
+	}
+	for _, tc := range tests {
+		sc, err := par.ParseSchedule(tc.sched)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := New()
+		e.exactGrid = true
+		res, err := emulate.Predict(e, tc.tr(), tc.threads, sc, emulate.Options{Overheads: machine.Overheads{TaskCallNs: 5}})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.ParallelNs != tc.parallel {
+			t.Errorf("%s: parallel time %v ns, want %v", tc.name, res.ParallelNs, tc.parallel)
+		}
+		if want := float64(tree.Work(tc.tr().Root)); res.SerialNs != want {
+			t.Errorf("%s: serial time %v ns, want the recording's %v", tc.name, res.SerialNs, want)
+		}
+	}
+}
+
+// TestCalledKeepsSharing checks that called copies a node with several
+// parents once, so that the copy is as small as the section, and leaves
+// the section itself alone.
+func TestCalledKeepsSharing(t *testing.T) {
+	inner := tree.Sec("inner", tree.Run(3, tree.Task("i", tree.U(10))))
+	sec := tree.Sec("outer", tree.Task("a", inner), tree.Task("b", inner))
+	c := called(sec, 4)
+	a, b := c.Children[0], c.Children[1]
+	if a.Children[1] != b.Children[1] {
+		t.Errorf("the shared inner section was copied twice")
+	}
+	if got := a.Children[0]; got.Kind != tree.KindU || got.Len != 4 {
+		t.Errorf("task a starts with %v, want a U of 4 ns", got)
+	}
+	if in := a.Children[1].Children[0]; in.Count != 3 || len(in.Children) != 2 || in.Children[0].Len != 4 {
+		t.Errorf("inner run %+v: want a run of 3 tasks starting with a U of 4 ns", in)
+	}
+	if len(sec.Children[0].Children) != 1 || tree.Work(sec) != 60 {
+		t.Errorf("called changed the section it copied")
+	}
+	if called(sec, 0) != sec {
+		t.Errorf("called with no cost copied the section")
+	}
+}
