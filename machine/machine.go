@@ -329,7 +329,7 @@ func Default() Profile {
 			JoinNs:         8000,
 			ChunkNs:        1,
 			ChunkMigrateNs: 21,
-			TaskCallNs:     3,
+			TaskCallNs:     4,
 			SpawnNs:        260,
 			SpawnRunNs:     640,
 			SpawnRunSlope:  0.15,
