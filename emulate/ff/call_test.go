@@ -59,8 +59,9 @@ func TestTaskCallCharged(t *testing.T) {
 }
 
 // TestCalledKeepsSharing checks that called copies a node with several
-// parents once, so that the copy is as small as the section, and leaves
-// the section itself alone.
+// parents once, so that the copy is as small as the section, lengthens a
+// task's first U or puts a U before a first child that is not one, and
+// leaves the section itself alone.
 func TestCalledKeepsSharing(t *testing.T) {
 	inner := tree.Sec("inner", tree.Run(3, tree.Task("i", tree.U(10))))
 	sec := tree.Sec("outer", tree.Task("a", inner), tree.Task("b", inner))
@@ -72,10 +73,18 @@ func TestCalledKeepsSharing(t *testing.T) {
 	if got := a.Children[0]; got.Kind != tree.KindU || got.Len != 4 {
 		t.Errorf("task a starts with %v, want a U of 4 ns", got)
 	}
-	if in := a.Children[1].Children[0]; in.Count != 3 || len(in.Children) != 2 || in.Children[0].Len != 4 {
-		t.Errorf("inner run %+v: want a run of 3 tasks starting with a U of 4 ns", in)
+	if in := a.Children[1].Children[0]; in.Count != 3 || len(in.Children) != 1 || in.Children[0].Len != 14 {
+		t.Errorf("inner run %+v: want a run of 3 tasks of one U of 10 + 4 ns", in)
 	}
-	if len(sec.Children[0].Children) != 1 || tree.Work(sec) != 60 {
+	rep := tree.Task("r", tree.Run(2, tree.U(10)), tree.L(1, 5))
+	set := tree.Task("s", tree.Setup(10), tree.U(5))
+	c = called(tree.Sec("kinds", rep, set), 4)
+	for i, k := range c.Children {
+		if got := k.Children[0]; got.Kind != tree.KindU || got.Len != 4 || len(k.Children) != 3 {
+			t.Errorf("task %d: children %v: want a U of 4 ns before its repeated U or its setup", i, k.Children)
+		}
+	}
+	if len(sec.Children[0].Children) != 1 || tree.Work(sec) != 60 || rep.Children[0].Len != 10 {
 		t.Errorf("called changed the section it copied")
 	}
 	if called(sec, 0) != sec {
