@@ -15,10 +15,38 @@ import "github.com/parallel-prophet/prophet/tree"
 // once), so that runs of identical tasks stay runs and the compact copy
 // (compile) stays as small as sec's.
 func called(sec *tree.Node, ns int64) *tree.Node {
+	c, _ := calledFrom(sec, ns)
+	return c
+}
+
+// compileCalled compiles called(sec, ns), its source nodes (prog.src,
+// which name the sections and tasks) those of sec, so that the copy does
+// not stay alive beside the section it was made from, and its mean task
+// sec's: a spawned goroutine's start is charged for the recorded task
+// (see Emulator.section).
+func compileCalled(sec *tree.Node, ns int64) (*prog, error) {
+	c, from := calledFrom(sec, ns)
+	p, err := compile(c)
+	if err != nil || from == nil {
+		return p, err
+	}
+	p.meanTask = meanTask(sec)
+	for i, n := range p.src {
+		if o, ok := from[n]; ok {
+			p.src[i] = o
+		}
+	}
+	return p, nil
+}
+
+// calledFrom is called, also returning the node of sec that each copied
+// section and task was made from (nil where it returns sec itself).
+func calledFrom(sec *tree.Node, ns int64) (*tree.Node, map[*tree.Node]*tree.Node) {
 	if ns < 1 || sec == nil {
-		return sec
+		return sec, nil
 	}
 	memo := map[*tree.Node]*tree.Node{}
+	from := map[*tree.Node]*tree.Node{}
 	firsts := map[*tree.Node]*tree.Node{} // a task's first U, lengthened
 	var cp func(n *tree.Node) *tree.Node
 	cp = func(n *tree.Node) *tree.Node {
@@ -49,10 +77,10 @@ func called(sec *tree.Node, ns int64) *tree.Node {
 		for _, k := range kids {
 			c.Children = append(c.Children, cp(k))
 		}
-		memo[n] = &c
+		memo[n], from[&c] = &c, n
 		return &c
 	}
-	return cp(sec)
+	return cp(sec), from
 }
 
 // first returns a task's first child where it is one U leaf of the

@@ -91,3 +91,43 @@ func TestCalledKeepsSharing(t *testing.T) {
 		t.Errorf("called with no cost copied the section")
 	}
 }
+
+// TestSpawnCallUnchanged checks that a spawn or errgroup loop, emulated
+// on the compact copy with the task call in it and SpawnRunNs less the
+// call, predicts what it predicts without the call, exactly, on trees
+// with locks and nested sections, under a memory burden too.
+func TestSpawnCallUnchanged(t *testing.T) {
+	tr := tree.New(
+		tree.U(300),
+		tree.Sec("loop",
+			tree.Run(40, tree.Task("t", tree.U(900), tree.L(1, 200), tree.U(300))),
+			tree.Run(25, tree.Task("u", tree.U(1500))),
+			tree.Task("n", tree.U(100), tree.Sec("in", tree.Run(6, tree.Task("i", tree.U(700), tree.L(2, 90))))),
+		),
+	)
+	ov := machine.Overheads{SpawnNs: 150, SpawnRunNs: 400, SpawnRunSlope: 0.1, SpawnRunTaskNs: 2000, JoinNs: 3000, LockNs: 10, LockMigrateNs: 30}
+	for _, s := range []string{"spawn", "errgroup"} {
+		sc, err := par.ParseSchedule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2, 4} {
+			for _, burden := range []float64{1, 1.25} {
+				predict := func(call float64) float64 {
+					o := ov
+					o.TaskCallNs = call
+					e := New()
+					e.WakeSamples = 1
+					r, err := e.section(tr.Root.Children[1], threads, sc, burden, e.charges(o), nil, 0, -1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r.parallel
+				}
+				if a, b := predict(0), predict(4); a != b {
+					t.Errorf("%s, %d threads, burden %v: %v ns without the call, %v with it", s, threads, burden, a, b)
+				}
+			}
+		}
+	}
+}

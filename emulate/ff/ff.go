@@ -198,12 +198,12 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if !(burden > 0) || math.IsInf(burden, 0) {
 		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
 	}
-	// A worksharing loop calls its body for each task (TaskCallNs); a
-	// spawned goroutine's start (SpawnRunNs) holds its call already.
-	var call int64
-	if !sched.PerTask() {
-		call = int64(math.Round(ch.ov.TaskCallNs))
-	}
+	// A worksharing loop calls its body for each task (TaskCallNs): a
+	// leaf of the section's compact copy (called). A spawned
+	// goroutine's start (SpawnRunNs) holds its call already; a spawn is
+	// emulated on the same copy with SpawnRunNs less the call (see
+	// below), so that a sweep of both kinds keeps one copy a section.
+	call := int64(math.Round(ch.ov.TaskCallNs))
 	p, err := e.progs.get(sec, call)
 	if err != nil {
 		return sectionRun{}, err
@@ -227,6 +227,18 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 		ov.SpawnRunNs = ov.SpawnRunFor(p.meanTask * burden)
 		if !e.exactGrid {
 			ov.SpawnRunNs = onGrid(ov.SpawnRunNs)
+		}
+	}
+	// The goroutine's start and its task's first leaf, with the call
+	// in it, run back to back on the core that takes the goroutine:
+	// SpawnRunNs less the (burdened) call there charges what SpawnRunNs
+	// alone charges before the leaf without it. Where SpawnRunNs is the
+	// smaller, the copy without the call is emulated instead.
+	if sched.PerTask() && call > 0 {
+		if c := float64(call) * burden; ov.SpawnRunNs >= c {
+			ov.SpawnRunNs -= c
+		} else if p, err = e.progs.get(sec, 0); err != nil {
+			return sectionRun{}, err
 		}
 	}
 	mid := len(lat) / 2

@@ -84,9 +84,10 @@ type prog struct {
 	infoMu sync.Mutex
 	infos  map[*cnode]*secInfo
 
-	// meanTask is the mean length (ns) of the section's own tasks, its
-	// work over their count (0 with none): a spawned goroutine's start
-	// costs its core machine.Overheads.SpawnRunFor of it.
+	// meanTask is the mean length (ns) of the recorded section's own
+	// tasks, without a task call (see compileCalled), their work over
+	// their count (0 with none): a spawned goroutine's start costs its
+	// core machine.Overheads.SpawnRunFor of it.
 	meanTask float64
 }
 
@@ -383,7 +384,7 @@ const maxCachedNodes = 1 << 23
 // each of its tasks (called), compiling it on first use.
 func (c *progCache) get(sec *tree.Node, call int64) (*prog, error) {
 	if c == nil {
-		return compile(called(sec, call))
+		return compileCalled(sec, call)
 	}
 	k := progKey{sec, call}
 	c.mu.Lock()
@@ -398,7 +399,7 @@ func (c *progCache) get(sec *tree.Node, call int64) (*prog, error) {
 	c.mu.Unlock()
 	fresh := false
 	e.once.Do(func() {
-		e.p, e.err = compile(called(sec, call))
+		e.p, e.err = compileCalled(sec, call)
 		fresh = true
 	})
 	if fresh {
