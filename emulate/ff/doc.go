@@ -88,10 +88,12 @@
 //     line moves over: workers of short tasks take turns at the counter
 //     and pay it at nearly every fetch);
 //   - TaskCallNs at the start of every task of a static, dynamic,
-//     guided or pool schedule (teams of one included), as a leaf of
-//     that length added to each task of the section's compact copy: the
+//     guided or pool schedule (teams of one included), added to each
+//     task's first leaf in the section's compact copy (called): the
 //     call of the loop body through a function value, where the serial
-//     loop ran it inline;
+//     loop ran it inline (spawn and errgroup share that copy, their
+//     SpawnRunNs less the call, since a goroutine's start holds its
+//     call);
 //   - SpawnNs on the spawner before each spawned goroutine is runnable,
 //     and SpawnRunNs on the core that takes it before it starts its
 //     task (taking it from the spawner's queue, switching to it, its
