@@ -96,7 +96,7 @@ func TestAccuracy(t *testing.T) {
 			// speedup before that bound too, so over-subtraction shows.
 			raw := make([]float64, 3)
 			for k := range raw {
-				raw[k] = float64(plan.work) / e.measure([]*tree.Node{sec}, []*secPlan{plan}, 1, s, w)[0].unclamped
+				raw[k] = float64(plan.work) / e.measure([]*tree.Node{sec}, []*secPlan{plan}, 1, s, w, 0)[0].unclamped
 			}
 			verdict := "ok"
 			if math.Abs(robust.Median(raw)-1) > 0.03 {

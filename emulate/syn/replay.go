@@ -301,6 +301,35 @@ func maxFloat(p *atomic.Uint64, v float64) {
 	}
 }
 
+// taskCount returns the number of tasks one replay of sp runs, its
+// nested sections' included.
+func taskCount(sp *secPlan) float64 {
+	memo := map[*secPlan]float64{}
+	var sec func(sp *secPlan) float64
+	sec = func(sp *secPlan) float64 {
+		if c, ok := memo[sp]; ok {
+			return c
+		}
+		var c float64
+		for k, run := range sp.runs {
+			end := sp.n
+			if k+1 < len(sp.runs) {
+				end = sp.runs[k+1].start
+			}
+			reps := float64(end - run.start)
+			c += reps
+			for _, it := range run.task.items {
+				if it.kind == itemSec {
+					c += reps * float64(it.reps) * sec(it.sec)
+				}
+			}
+		}
+		memo[sp] = c
+		return c
+	}
+	return sec(sp)
+}
+
 // counts returns the number of nodes one replay of sp visits and the
 // nested calls it makes, over all workers together.
 func counts(sp *secPlan) (nodes, calls float64) {

@@ -100,7 +100,7 @@ type Emulator struct {
 	mu sync.Mutex // held while a section is replayed
 	// walks holds each section's own walking costs (sectionWalk),
 	// measured the first time the section is replayed; guarded by mu.
-	walks map[*tree.Node]machine.Walk
+	walks map[walkKey]machine.Walk
 
 	walkOnce sync.Once
 	walk     machine.Walk
@@ -117,7 +117,7 @@ func New(opt Options) *Emulator {
 	if opt.MaxThreads < 1 {
 		opt.MaxThreads = runtime.NumCPU()
 	}
-	return &Emulator{opt: opt, walks: map[*tree.Node]machine.Walk{}}
+	return &Emulator{opt: opt, walks: map[walkKey]machine.Walk{}}
 }
 
 // Name returns "syn".
@@ -209,7 +209,7 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 		plans[i] = plan
 	}
 	walk := e.walkCost(opt)
-	ms := e.measure(secs, plans, threads, sched, walk)
+	ms := e.measure(secs, plans, threads, sched, walk, max(opt.Overheads.TaskCallNs, 0))
 	out := make([]emulate.Section, len(secs))
 	for i, sec := range secs {
 		m := ms[i]
@@ -242,11 +242,23 @@ type measurement struct {
 	samples   []float64
 }
 
+// walkKey names a section's measured walking cost: the section, and
+// the task call cost left out of it (see measure).
+type walkKey struct {
+	sec    *tree.Node
+	callNs float64
+}
+
 // measure wakes the cores up, replays every plan once untimed, then
 // e.opt.Repeats rounds of timed replays of each plan in turn (see
 // Sections); a plan whose timed replays have taken e.opt.Budget sits out
 // the remaining rounds.
-func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk) []measurement {
+//
+// callNs is what the program's parallel loop adds to each task by calling
+// its body (machine.Overheads.TaskCallNs): the replays pay it as the
+// program does, since they run their tasks through package par too, and
+// a section's walking cost is measured without it.
+func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sched par.Schedule, walk machine.Walk, callNs float64) []measurement {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	prev := runtime.GOMAXPROCS(threads)
@@ -259,10 +271,11 @@ func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sch
 	for i, plan := range plans {
 		w := walk
 		if !e.opt.FixedWalk {
-			c, ok := e.walks[secs[i]]
+			k := walkKey{secs[i], callNs}
+			c, ok := e.walks[k]
 			if !ok {
-				c = sectionWalk(plan, walk)
-				e.walks[secs[i]] = c
+				c = sectionWalk(plan, walk, callNs)
+				e.walks[k] = c
 			}
 			w = c
 		}

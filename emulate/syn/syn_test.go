@@ -165,6 +165,10 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 	if nodes != 2+15+2+2*(1+12) || calls != 2 {
 		t.Fatalf("counts = %v nodes, %v calls", nodes, calls)
 	}
+	// a: 3; b: 1, and its two inner sections' 4 each.
+	if got := taskCount(sp); got != 3+1+2*4 {
+		t.Fatalf("taskCount = %v, want 12", got)
+	}
 	for _, s := range allSchedules {
 		for _, w := range []machine.Walk{{NodeNs: 1}, {CallNs: 1}} {
 			var a acct
@@ -353,7 +357,7 @@ func TestBudgetStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := e.measure([]*tree.Node{sec}, []*secPlan{plan}, 1, par.Schedule{Policy: par.Static}, machine.Walk{})[0]
+	m := e.measure([]*tree.Node{sec}, []*secPlan{plan}, 1, par.Schedule{Policy: par.Static}, machine.Walk{}, 0)[0]
 	if len(m.samples) != 1 {
 		t.Errorf("%d timed replays with a 1 ns budget, want 1", len(m.samples))
 	}
@@ -593,7 +597,7 @@ func TestSectionWalkFewVisits(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		if got := sectionWalk(sp, base); got != base {
+		if got := sectionWalk(sp, base, 0); got != base {
 			t.Errorf("%v: got %+v, want the given %+v", sec.Children[0].Name, got, base)
 		}
 		if d := time.Since(start); d > 10*time.Millisecond {
@@ -604,7 +608,7 @@ func TestSectionWalkFewVisits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sectionWalk(sp, base); got.NodeNs < -base.SpinNs || got.NodeNs > sectionWalkMaxNs || got.CallNs != got.NodeNs || got.SpinNs != base.SpinNs {
+	if got := sectionWalk(sp, base, 0); got.NodeNs < -base.SpinNs || got.NodeNs > sectionWalkMaxNs || got.CallNs != got.NodeNs || got.SpinNs != base.SpinNs {
 		t.Errorf("measured %+v: out of bounds", got)
 	}
 }

@@ -122,8 +122,10 @@ const (
 // sectionWalk measures the walking cost of sp's own nodes: it replays
 // the section's first tasks (up to sectionWalkNs of work) at one thread,
 // with the spins shortened by base.SpinNs as in every replay, and
-// returns base with NodeNs and CallNs set to the time beyond their work
-// per node visited and nested call made, the median of
+// returns base with NodeNs and CallNs set to the time beyond their work,
+// and beyond callNs for each task (par's call of the loop body, which
+// the program pays too and the replays keep), per node visited and
+// nested call made, the median of
 // sectionWalkRepeats replays (one where the first task alone is longer
 // than sectionWalkOnceNs). The cost may be negative (down to −SpinNs),
 // where the section's spins overshoot less than SpinNs on average. A
@@ -135,9 +137,10 @@ const (
 // amount that depends on the request's length against the clock's step,
 // and many distinct tasks reach the plan's memory more often than a run
 // of identical ones.
-func sectionWalk(sp *secPlan, base machine.Walk) machine.Walk {
+func sectionWalk(sp *secPlan, base machine.Walk, callNs float64) machine.Walk {
 	p := sp.prefix(sectionWalkNs)
 	nodes, calls := counts(p)
+	tasks := taskCount(p)
 	if nodes+calls < sectionWalkMinVisits {
 		return base
 	}
@@ -153,7 +156,7 @@ func sectionWalk(sp *secPlan, base machine.Walk) machine.Walk {
 			times = append(times, d)
 		}
 	}
-	c := min(max((robust.Median(times)-float64(p.work))/(nodes+calls), -spinNs), sectionWalkMaxNs)
+	c := min(max((robust.Median(times)-float64(p.work)-tasks*callNs)/(nodes+calls), -spinNs), sectionWalkMaxNs)
 	return machine.Walk{NodeNs: c, CallNs: c, SpinNs: spinNs}
 }
 
