@@ -44,8 +44,10 @@
 // The walking cost per node is measured on each section itself before
 // its replays (unless Options.FixedWalk): its first tasks, up to 5 ms of
 // work, replayed at one thread with the spins shortened by their cost,
-// give the time per node beyond their work (where they visit too few
-// nodes for that, the section keeps the machine's costs). A cost
+// give the time per node beyond their work and beyond par's call of the
+// loop body for each task (machine.Overheads.TaskCallNs, which the
+// program pays too and the replays keep; where they visit too few nodes
+// for that, the section keeps the machine's costs). A cost
 // measured once on another tree's shape fits fine-grained sections
 // badly: how far a spin overshoots depends on its length against the
 // clock's step, and a section of many distinct tasks reaches the plan's
