@@ -2,24 +2,7 @@ package ff
 
 import "github.com/parallel-prophet/prophet/tree"
 
-// called returns sec with ns nanoseconds added at the start of every
-// task in it, its nested sections' tasks included: what a worksharing
-// loop adds to each task by calling the loop body through a function
-// value where the serial loop runs it inline
-// (machine.Overheads.TaskCallNs). The cost goes into the task's first
-// leaf where that is a single U of its work (the call runs right before
-// it, with nothing between them that another worker could see), else into
-// a U of its own before the task's first child, so that the copy has no
-// more nodes to walk than sec. Where ns < 1 it returns sec itself. The
-// copy shares what sec shares (a node with several parents is copied
-// once), so that runs of identical tasks stay runs and the compact copy
-// (compile) stays as small as sec's.
-func called(sec *tree.Node, ns int64) *tree.Node {
-	c, _ := calledFrom(sec, ns)
-	return c
-}
-
-// compileCalled compiles called(sec, ns), its source nodes (prog.src,
+// compileCalled compiles calledFrom(sec, ns), its source nodes (prog.src,
 // which name the sections and tasks) those of sec, so that the copy does
 // not stay alive beside the section it was made from, and its mean task
 // sec's: a spawned goroutine's start is charged for the recorded task
@@ -39,8 +22,19 @@ func compileCalled(sec *tree.Node, ns int64) (*prog, error) {
 	return p, nil
 }
 
-// calledFrom is called, also returning the node of sec that each copied
-// section and task was made from (nil where it returns sec itself).
+// calledFrom returns sec with ns nanoseconds added at the start of
+// every task in it, its nested sections' tasks included: what a
+// worksharing loop adds to each task by calling the loop body through a
+// function value where the serial loop runs it inline
+// (machine.Overheads.TaskCallNs). The cost goes into the task's first
+// leaf where that is a single U of its work (the call runs right before
+// it, with nothing between them that another worker could see), else
+// into a U of its own before the task's first child, so that the copy
+// has no more nodes to walk than sec. The copy shares what sec shares (a
+// node with several parents is copied once), so that runs of identical
+// tasks stay runs and the compact copy stays as small as sec's. It also
+// returns the node of sec that each copied section and task was made
+// from. Where ns < 1 it returns sec itself and no map.
 func calledFrom(sec *tree.Node, ns int64) (*tree.Node, map[*tree.Node]*tree.Node) {
 	if ns < 1 || sec == nil {
 		return sec, nil

@@ -58,14 +58,14 @@ func TestTaskCallCharged(t *testing.T) {
 	}
 }
 
-// TestCalledKeepsSharing checks that called copies a node with several
+// TestCalledKeepsSharing checks that calledFrom copies a node with several
 // parents once, so that the copy is as small as the section, lengthens a
 // task's first U or puts a U before a first child that is not one, and
 // leaves the section itself alone.
 func TestCalledKeepsSharing(t *testing.T) {
 	inner := tree.Sec("inner", tree.Run(3, tree.Task("i", tree.U(10))))
 	sec := tree.Sec("outer", tree.Task("a", inner), tree.Task("b", inner))
-	c := called(sec, 4)
+	c, _ := calledFrom(sec, 4)
 	a, b := c.Children[0], c.Children[1]
 	if a.Children[1] != b.Children[1] {
 		t.Errorf("the shared inner section was copied twice")
@@ -78,17 +78,17 @@ func TestCalledKeepsSharing(t *testing.T) {
 	}
 	rep := tree.Task("r", tree.Run(2, tree.U(10)), tree.L(1, 5))
 	set := tree.Task("s", tree.Setup(10), tree.U(5))
-	c = called(tree.Sec("kinds", rep, set), 4)
+	c, _ = calledFrom(tree.Sec("kinds", rep, set), 4)
 	for i, k := range c.Children {
 		if got := k.Children[0]; got.Kind != tree.KindU || got.Len != 4 || len(k.Children) != 3 {
 			t.Errorf("task %d: children %v: want a U of 4 ns before its repeated U or its setup", i, k.Children)
 		}
 	}
 	if len(sec.Children[0].Children) != 1 || tree.Work(sec) != 60 || rep.Children[0].Len != 10 {
-		t.Errorf("called changed the section it copied")
+		t.Errorf("calledFrom changed the section it copied")
 	}
-	if called(sec, 0) != sec {
-		t.Errorf("called with no cost copied the section")
+	if c, from := calledFrom(sec, 0); c != sec || from != nil {
+		t.Errorf("calledFrom with no cost copied the section")
 	}
 }
 

@@ -89,7 +89,7 @@
 //     and pay it at nearly every fetch);
 //   - TaskCallNs at the start of every task of a static, dynamic,
 //     guided or pool schedule (teams of one included), added to each
-//     task's first leaf in the section's compact copy (called): the
+//     task's first leaf in the section's compact copy (calledFrom): the
 //     call of the loop body through a function value, where the serial
 //     loop ran it inline (spawn and errgroup share that copy, their
 //     SpawnRunNs less the call, since a goroutine's start holds its

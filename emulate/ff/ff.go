@@ -198,8 +198,9 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	if !(burden > 0) || math.IsInf(burden, 0) {
 		return sectionRun{}, fmt.Errorf("burden factor %v: must be a positive number", burden)
 	}
-	// A worksharing loop calls its body for each task (TaskCallNs): a
-	// leaf of the section's compact copy (called). A spawned
+	// A worksharing loop calls its body for each task (TaskCallNs),
+	// added to each task's first leaf in the section's compact copy
+	// (compileCalled). A spawned
 	// goroutine's start (SpawnRunNs) holds its call already; a spawn is
 	// emulated on the same copy with SpawnRunNs less the call (see
 	// below), so that a sweep of both kinds keeps one copy a section.

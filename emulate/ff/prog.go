@@ -355,7 +355,7 @@ func kindWord(k tree.Kind) string {
 
 // progCache remembers the compact copies of the sections an Emulator
 // (and its clones) emulated, up to maxCachedNodes nodes in all: one per
-// section and task call cost (see called).
+// section and task call cost (see calledFrom).
 type progCache struct {
 	mu    sync.Mutex
 	m     map[progKey]*progEntry
@@ -381,7 +381,7 @@ type progEntry struct {
 const maxCachedNodes = 1 << 23
 
 // get returns the compact copy of sec with call ns added at the start of
-// each of its tasks (called), compiling it on first use.
+// each of its tasks (calledFrom), compiling it on first use.
 func (c *progCache) get(sec *tree.Node, call int64) (*prog, error) {
 	if c == nil {
 		return compileCalled(sec, call)
