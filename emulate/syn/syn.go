@@ -2,6 +2,7 @@ package syn
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -209,7 +210,11 @@ func (e *Emulator) Sections(secs []*tree.Node, threads int, sched par.Schedule, 
 		plans[i] = plan
 	}
 	walk := e.walkCost(opt)
-	ms := e.measure(secs, plans, threads, sched, walk, max(opt.Overheads.TaskCallNs, 0))
+	callNs := opt.Overheads.TaskCallNs
+	if !(callNs > 0) || math.IsInf(callNs, 0) {
+		callNs = 0
+	}
+	ms := e.measure(secs, plans, threads, sched, walk, callNs)
 	out := make([]emulate.Section, len(secs))
 	for i, sec := range secs {
 		m := ms[i]
