@@ -301,45 +301,17 @@ func maxFloat(p *atomic.Uint64, v float64) {
 	}
 }
 
-// taskCount returns the number of tasks one replay of sp runs, its
-// nested sections' included.
-func taskCount(sp *secPlan) float64 {
-	memo := map[*secPlan]float64{}
-	var sec func(sp *secPlan) float64
-	sec = func(sp *secPlan) float64 {
+// counts returns the number of nodes one replay of sp visits, the
+// nested calls it makes and the tasks it runs, over all workers
+// together, its nested sections' included.
+func counts(sp *secPlan) (nodes, calls, tasks float64) {
+	memo := map[*secPlan][3]float64{}
+	var sec func(sp *secPlan) [3]float64
+	sec = func(sp *secPlan) [3]float64 {
 		if c, ok := memo[sp]; ok {
 			return c
 		}
-		var c float64
-		for k, run := range sp.runs {
-			end := sp.n
-			if k+1 < len(sp.runs) {
-				end = sp.runs[k+1].start
-			}
-			reps := float64(end - run.start)
-			c += reps
-			for _, it := range run.task.items {
-				if it.kind == itemSec {
-					c += reps * float64(it.reps) * sec(it.sec)
-				}
-			}
-		}
-		memo[sp] = c
-		return c
-	}
-	return sec(sp)
-}
-
-// counts returns the number of nodes one replay of sp visits and the
-// nested calls it makes, over all workers together.
-func counts(sp *secPlan) (nodes, calls float64) {
-	memo := map[*secPlan][2]float64{}
-	var sec func(sp *secPlan) [2]float64
-	sec = func(sp *secPlan) [2]float64 {
-		if c, ok := memo[sp]; ok {
-			return c
-		}
-		c := [2]float64{float64(len(sp.pre) + len(sp.post)), 0}
+		c := [3]float64{float64(len(sp.pre) + len(sp.post)), 0, 0}
 		for k, run := range sp.runs {
 			end := sp.n
 			if k+1 < len(sp.runs) {
@@ -347,6 +319,7 @@ func counts(sp *secPlan) (nodes, calls float64) {
 			}
 			reps := float64(end - run.start)
 			c[0] += reps // the task visit
+			c[2] += reps
 			for _, it := range run.task.items {
 				switch it.kind {
 				case itemU, itemSetup:
@@ -357,6 +330,7 @@ func counts(sp *secPlan) (nodes, calls float64) {
 					in := sec(it.sec)
 					c[0] += reps * float64(it.reps) * (1 + in[0])
 					c[1] += reps * float64(it.reps) * (1 + in[1])
+					c[2] += reps * float64(it.reps) * in[2]
 				}
 			}
 		}
@@ -364,5 +338,5 @@ func counts(sp *secPlan) (nodes, calls float64) {
 		return c
 	}
 	c := sec(sp)
-	return c[0], c[1]
+	return c[0], c[1], c[2]
 }

@@ -160,14 +160,11 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, calls := counts(sp)
-	// pre, post: 2; a: 3×(1+1+1+2); b: 1+1+2×(1+ 4×(1+1+1)); calls 2.
-	if nodes != 2+15+2+2*(1+12) || calls != 2 {
-		t.Fatalf("counts = %v nodes, %v calls", nodes, calls)
-	}
-	// a: 3; b: 1, and its two inner sections' 4 each.
-	if got := taskCount(sp); got != 3+1+2*4 {
-		t.Fatalf("taskCount = %v, want 12", got)
+	nodes, calls, tasks := counts(sp)
+	// pre, post: 2; a: 3×(1+1+1+2); b: 1+1+2×(1+ 4×(1+1+1)); calls 2;
+	// tasks: a 3, b 1, and its two inner sections' 4 each.
+	if nodes != 2+15+2+2*(1+12) || calls != 2 || tasks != 3+1+2*4 {
+		t.Fatalf("counts = %v nodes, %v calls, %v tasks", nodes, calls, tasks)
 	}
 	for _, s := range allSchedules {
 		for _, w := range []machine.Walk{{NodeNs: 1}, {CallNs: 1}} {

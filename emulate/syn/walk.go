@@ -60,8 +60,8 @@ func MeasureWalk() machine.Walk {
 		}
 	}
 	fBest, nBest := robust.Median(fTimes), robust.Median(nTimes)
-	fNodes, _ := counts(fp)
-	nNodes, nCalls := counts(np)
+	fNodes, _, _ := counts(fp)
+	nNodes, nCalls, _ := counts(np)
 	nodeNs := (fBest - float64(fp.work)) / fNodes
 	callNs := (nBest - float64(np.work) - nNodes*nodeNs) / nCalls
 	return machine.Walk{NodeNs: max(nodeNs, 0), CallNs: max(callNs, 0), SpinNs: spinNs, Clock: spin.Clock()}
@@ -139,8 +139,7 @@ const (
 // of identical ones.
 func sectionWalk(sp *secPlan, base machine.Walk, callNs float64) machine.Walk {
 	p := sp.prefix(sectionWalkNs)
-	nodes, calls := counts(p)
-	tasks := taskCount(p)
+	nodes, calls, tasks := counts(p)
 	if nodes+calls < sectionWalkMinVisits {
 		return base
 	}
