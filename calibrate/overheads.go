@@ -264,14 +264,21 @@ func measureForkJoin(ctx context.Context, t int) (fork, join float64, err error)
 // worker fetching back to back; BenchmarkChunkDispatch), which ff would
 // otherwise charge at every fetch of every dynamic loop.
 func measureChunk(ctx context.Context) (float64, error) {
-	lens := make([]int64, chunkTasks)
-	for i := range lens {
-		lens[i] = chunkTaskNs
-	}
+	lens := chunkLens()
 	d, err := dynamicOverStatic(ctx, chunkRounds, func(s par.Schedule) float64 {
 		return workLoop(len(lens), 1, s, func(i int) int64 { return lens[i] })
 	})
 	return max(d/chunkTasks, 0), err
+}
+
+// chunkLens returns the lengths of chunkTasks tasks of chunkTaskNs each,
+// loaded from a slice as a body loads its item.
+func chunkLens() []int64 {
+	lens := make([]int64, chunkTasks)
+	for i := range lens {
+		lens[i] = chunkTaskNs
+	}
+	return lens
 }
 
 // measureTaskCall returns what par.For adds to each task of a static
@@ -279,53 +286,56 @@ func measureChunk(ctx context.Context) (float64, error) {
 // over the same loop written inline: the median, over taskCallRounds
 // rounds, of the difference per task (at least 0). Each task computes
 // chunkTaskNs on its index, its length loaded from a slice, as in
-// measureChunk; each round runs the inline loop and then par's, back to
-// back, so that a slow stretch of the machine falls on both.
+// measureChunk.
 func measureTaskCall(ctx context.Context) (float64, error) {
-	lens := make([]int64, chunkTasks)
-	for i := range lens {
-		lens[i] = chunkTaskNs
-	}
+	lens := chunkLens()
 	var sink atomic.Int64
-	xs := make([]float64, taskCallRounds)
-	for r := range xs {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
+	inline := func() float64 {
 		t0 := clock.Now()
 		for i := range lens {
 			if spin.Work(lens[i], uint64(i)+1) == 0 {
 				sink.Add(1) // never: only a seed of 0 mixes to 0
 			}
 		}
-		t1 := clock.Now()
+		return float64(clock.Now() - t0)
+	}
+	called := func() float64 {
+		t0 := clock.Now()
 		par.For(len(lens), 1, par.Schedule{Policy: par.Static}, func(i int) {
 			if spin.Work(lens[i], uint64(i)+1) == 0 {
 				sink.Add(1)
 			}
 		})
-		t2 := clock.Now()
-		xs[r] = float64((t2-t1)-(t1-t0)) / float64(len(lens))
+		return float64(clock.Now() - t0)
 	}
-	return max(robust.Median(xs), 0), nil
+	d, err := medianDiff(ctx, taskCallRounds, inline, called)
+	return max(d/chunkTasks, 0), err
 }
 
 // taskCallRounds is how many rounds measureTaskCall takes the median of.
 const taskCallRounds = 9
 
 // dynamicOverStatic returns the median, over rounds rounds, of how much
-// longer loop takes as dynamic:1 than as static blocks, in nanoseconds:
-// each round times the static loop and then the dynamic one, back to
-// back, so that a slow stretch of the machine falls on both.
+// longer loop takes as dynamic:1 than as static blocks, in nanoseconds
+// (medianDiff).
 func dynamicOverStatic(ctx context.Context, rounds int, loop func(par.Schedule) float64) (float64, error) {
+	return medianDiff(ctx, rounds,
+		func() float64 { return loop(par.Schedule{Policy: par.Static}) },
+		func() float64 { return loop(par.Schedule{Policy: par.Dynamic, Chunk: 1}) })
+}
+
+// medianDiff returns the median, over rounds rounds, of how much longer
+// other takes than base, in nanoseconds: each round times base and then
+// other, back to back, so that a slow stretch of the machine falls on
+// both.
+func medianDiff(ctx context.Context, rounds int, base, other func() float64) (float64, error) {
 	xs := make([]float64, rounds)
 	for i := range xs {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		st := loop(par.Schedule{Policy: par.Static})
-		dy := loop(par.Schedule{Policy: par.Dynamic, Chunk: 1})
-		xs[i] = dy - st
+		b := base()
+		xs[i] = other() - b
 	}
 	return robust.Median(xs), nil
 }
