@@ -16,8 +16,9 @@
 // leaves the annotation calls out of the task lengths the emulators
 // replay, and the parallel version has none, so the annotated version's
 // calls (a few to tens of nanoseconds a task) would make fine-grained
-// loops look faster in parallel than the work they do. The kernels' real speedups are over
-// their annotated serial version (they have no other).
+// loops look faster in parallel than the work they do. The kernels'
+// real speedups are over their annotated serial version (they have no
+// other).
 //
 // Run records each sample's serial version three times with
 // annotate.RecordWith, pooling the recordings (profiler.Repeat: every

@@ -200,10 +200,10 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	}
 	// A worksharing loop calls its body for each task (TaskCallNs),
 	// added to each task's first leaf in the section's compact copy
-	// (compileCalled). A spawned
-	// goroutine's start (SpawnRunNs) holds its call already; a spawn is
-	// emulated on the same copy with SpawnRunNs less the call (see
-	// below), so that a sweep of both kinds keeps one copy a section.
+	// (compileCalled). A spawned goroutine's start (SpawnRunNs) holds
+	// its call already; a spawn is emulated on the same copy with
+	// SpawnRunNs less the call (see below), so that a sweep of both
+	// kinds keeps one copy a section.
 	call := int64(math.Round(ch.ov.TaskCallNs))
 	p, err := e.progs.get(sec, call)
 	if err != nil {
