@@ -9,11 +9,10 @@ import "github.com/parallel-prophet/prophet/tree"
 // (see Emulator.section).
 func compileCalled(sec *tree.Node, ns int64) (*prog, error) {
 	c, from := calledFrom(sec, ns)
-	p, err := compile(c)
+	p, err := compileAs(c, sec)
 	if err != nil || from == nil {
 		return p, err
 	}
-	p.meanTask = meanTask(sec)
 	for i, n := range p.src {
 		if o, ok := from[n]; ok {
 			p.src[i] = o

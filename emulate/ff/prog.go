@@ -144,7 +144,11 @@ type compiler struct {
 // block is followed by its inner children's blocks, then by their
 // subtrees, so a section's tasks and the children of each lie together
 // (a team's workers walk them at about the same time).
-func compile(sec *tree.Node) (*prog, error) {
+func compile(sec *tree.Node) (*prog, error) { return compileAs(sec, sec) }
+
+// compileAs is compile of sec, its mean task (prog.meanTask) that of
+// recorded, the section sec was made from (see compileCalled).
+func compileAs(sec, recorded *tree.Node) (*prog, error) {
 	if sec == nil {
 		return nil, fmt.Errorf("nil section")
 	}
@@ -159,7 +163,7 @@ func compile(sec *tree.Node) (*prog, error) {
 	if err := c.expand(sec, 0); err != nil {
 		return nil, err
 	}
-	c.p.meanTask = meanTask(sec)
+	c.p.meanTask = meanTask(recorded)
 	return c.p, nil
 }
 
