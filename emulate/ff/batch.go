@@ -170,7 +170,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	if lk.waiters.len() > 0 || lk.releaseAt > req || s.migrateNs(lk, g.core) > 0 {
 		return false // the step-by-step path takes the lock over first
 	}
-	if s.fetchMigNs > 0 && tm.migrates(g.core) {
+	if s.fetchMigNs > 0 && tm.migrates(g.core) || tm.counterFree > c {
 		return false // and the counter
 	}
 	// The last request of chunk j-1 must come before lim.

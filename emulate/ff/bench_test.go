@@ -122,6 +122,15 @@ func BenchmarkRuns(b *testing.B) {
 	}
 }
 
+// BenchmarkCounterQueue emulates a dynamic:1 run of 10^6 identical
+// tasks of 50 ns at 16 threads whose workers queue at the counter (a
+// move of its line takes 80 ns, more than a task): the rounds of one
+// chunk per worker last 16 moves, and go in one step each stretch.
+func BenchmarkCounterQueue(b *testing.B) {
+	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(50))))
+	benchSection(b, sec, 16, "dynamic:1", machine.Overheads{ChunkNs: 20, ChunkMigrateNs: 80})
+}
+
 // BenchmarkSpawnFeed emulates a spawn of 10^6 identical tasks of 1 µs
 // on 2 threads whose spawner (100 ns a spawn) outruns the other core:
 // it queues its spawns ahead of the cores (spawnAhead), and the cores

@@ -86,7 +86,10 @@
 //     it gets (teams of two or more), and ChunkMigrateNs on top when the
 //     team's last fetch was made on another core (the counter's cache
 //     line moves over: workers of short tasks take turns at the counter
-//     and pay it at nearly every fetch);
+//     and pay it at nearly every fetch). The counter serves one fetch
+//     at a time: while its line moves to one worker, a fetch from
+//     another waits for it, so a team of short tasks takes at most one
+//     chunk per ChunkMigrateNs however many workers it has;
 //   - TaskCallNs at the start of every task of a static, dynamic,
 //     guided or pool schedule (teams of one included), added to each
 //     task's first leaf in the section's compact copy (calledFrom): the
@@ -203,7 +206,9 @@
 //     static:C chunks of one run included (batchPure); when the workers
 //     of a dynamic:C team take chunks of such a run, all of them advance
 //     by whole rounds of one chunk each in one step (lockstepPure): the
-//     chunks are alike, so which worker gets which does not matter; with
+//     chunks are alike, so which worker gets which does not matter, and
+//     a round lasts a chunk's period, or one counter move per worker
+//     where they queue at the counter (counterRound); with
 //     spawn, once the spawner waits at the join, the cores draining
 //     spawned goroutines of such tasks from the ready queue advance by
 //     whole rounds of one goroutine each in one step (lockstepSpawnPure);

@@ -148,8 +148,11 @@ type team struct {
 	// from the counter (0: none yet), whose cache line a fetch from
 	// another core moves (ChunkMigrateNs).
 	fetchedOn int32
-	cur       cursor
-	sec       *cnode
+	// counterFree is when the counter's line, moving to the core of the
+	// last fetch that moved it, is there to serve the next fetch.
+	counterFree float64
+	cur         cursor
+	sec         *cnode
 }
 
 // newG returns a goroutine to use, a freed one where there is one. An

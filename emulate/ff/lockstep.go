@@ -193,7 +193,7 @@ func (s *state) lockstep() bool {
 			return false
 		}
 	}
-	_, last, ok := s.roundOrder(members, period, hold, shape.lockID)
+	first, last, ok := s.roundOrder(members, period, hold, shape.lockID)
 	if !ok || dyn && s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
@@ -202,6 +202,13 @@ func (s *state) lockstep() bool {
 	tail := 0.0
 	if dyn {
 		tail = hold + s.scaled(shape.postL)
+		// Each fetch comes tail after its request, so the fetches are
+		// as far apart as the requests, at least hold: none waits for
+		// the counter if hold covers the counter's move and the first
+		// finds it free.
+		if hold < s.fetchMigNs || tm.counterFree > first+tail {
+			return false
+		}
 	}
 	if last+float64(nmax)*period >= maxExact {
 		return false
@@ -225,14 +232,15 @@ func (s *state) lockstep() bool {
 		}
 		top.node, top.run, top.i, top.rep = r.node, r, r.iL, 0
 	}
+	s.passHolds(lr, n*k)
+	end := s.finishRounds(members, n, last, period, hold, tail, shape.lockID)
 	if dyn {
 		tm.next += n * k
 		tm.info.advance(&tm.cur, n*k)
 		s.nChunk += int(n * k)
 		tm.fetchedOn = int32(members[k-1].g.core) + 1
+		tm.counterFree = end + s.fetchMigNs
 	}
-	s.passHolds(lr, n*k)
-	s.finishRounds(members, n, last, period, hold, tail, shape.lockID)
 	return true
 }
 
@@ -650,39 +658,82 @@ func (s *state) lockstepPure() bool {
 		wf, ok := pureShape(g, ev.t)
 		return ev.t, ev.seq, ok && wf.team == tm
 	})
-	// Within one period, every member takes one chunk per round: each
-	// one's next fetch comes after the others' current ones (at a tie,
-	// its fresh sequence number puts it after them). A worker further
-	// on (one whose task was longer) waits as a foreign event.
-	members, foreign, last = s.within(members, foreign, first, period, false)
+	// Within one round, every member takes one chunk: each one's next
+	// fetch comes after the others' current ones (at a tie, its fresh
+	// sequence number puts it after them). A worker further on (one
+	// whose task was longer) waits as a foreign event. A round lasts
+	// the period, or k moves of the counter's line where the k members
+	// ask for it faster than it moves (see counterRound).
+	mig := s.fetchMigNs
+	round := max(period, float64(len(members))*mig)
+	members, foreign, last = s.within(members, foreign, first, round, false)
 	k := int64(len(members))
 	if k < 2 {
 		return false
 	}
+	sortSteppers(members)
+	if mig > 0 && !tm.migrates(members[0].g.core) {
+		return false
+	}
+	round, free, ok := counterRound(members, period, mig, tm.counterFree)
+	if !ok {
+		return false
+	}
 	nmax := (r.count - tm.cur.off) / (k * cs)
-	if last+float64(nmax)*period >= maxExact {
+	if last+float64(nmax)*round >= maxExact {
 		return false
 	}
 	// The last chunk fetch of round n-1 comes before every foreign event.
-	n := roundsBefore(nmax, last, period, 0, foreign)
+	n := roundsBefore(nmax, last, round, 0, foreign)
 	if n < 2 {
 		return false
 	}
-	sortSteppers(members)
-	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
-		return false
-	}
 	for _, m := range members {
-		m.g.clock = m.t + float64(n)*period
+		m.g.clock = m.t + float64(n)*round
 	}
 	tm.fetchedOn = int32(members[k-1].g.core) + 1
+	tm.counterFree = free + float64(n-1)*round
 	tasks := n * k * cs
 	tm.next += tasks
 	tm.info.advance(&tm.cur, tasks)
 	s.nChunk += int(n * k)
-	s.now = max(s.now, last+float64(n-1)*period)
+	s.now = max(s.now, last+float64(n-1)*round)
 	s.resequence(members)
 	return true
+}
+
+// counterRound reports whether members, sorted by time, each about to
+// fetch from the team's counter and back for its next fetch period after
+// its fetch begins, fetch in rounds that repeat: every round the one
+// before shifted by the same length. Every fetch moves the counter's
+// line (for mig, during which a fetch waits), free from free on, as
+// fetch charges it. The round is the period where the line keeps up,
+// k·mig where the members ask for it faster than it moves and queue. It
+// works out the first round and the second and checks that the second
+// is the first shifted; by induction every later one is too. It returns
+// the round's length and when the line is free after the first round.
+func counterRound(members []stepper, period, mig, free float64) (round, after float64, ok bool) {
+	round = max(period, float64(len(members))*mig)
+	if !isInt(round) || !isInt(free) {
+		return 0, 0, false
+	}
+	// The first round's fetches begin at max(t, line free).
+	after = free
+	for _, m := range members {
+		after = max(m.t, after) + mig
+	}
+	line1, line2 := free, after
+	for _, m := range members {
+		start := max(m.t, line1)
+		line1 = start + mig
+		next := start + period // its second fetch
+		start2 := max(next, line2)
+		if next != m.t+round || start2 != start+round {
+			return 0, 0, false
+		}
+		line2 = start2 + mig
+	}
+	return round, after, true
 }
 
 // within keeps the members whose times lie within span of first (the

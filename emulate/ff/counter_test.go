@@ -1,0 +1,63 @@
+package ff
+
+import (
+	"testing"
+
+	"github.com/parallel-prophet/prophet/emulate"
+	"github.com/parallel-prophet/prophet/machine"
+	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
+)
+
+// TestCounterQueue checks, on loops worked out by hand, that a dynamic
+// team's counter serves one fetch at a time: a fetch that moves the
+// counter's line holds it for ChunkMigrateNs, and a fetch made meanwhile
+// waits. Where the workers ask faster than the line moves, the loop
+// takes one chunk per ChunkMigrateNs, whatever the thread count.
+func TestCounterQueue(t *testing.T) {
+	loop := func(n int64, u int64) *tree.Tree {
+		return tree.New(tree.Sec("loop", tree.Run(n, tree.Task("t", tree.U(u)))))
+	}
+	tests := []struct {
+		name     string
+		tr       *tree.Tree
+		threads  int
+		sched    string
+		mig      float64 // ChunkMigrateNs
+		lo, hi   float64 // the parallel time, ns
+		pastOnly float64 // what charging each move without the queue gives
+	}{
+		// Worker 0 fetches at 0 (the line is where it is: no move) and
+		// runs task 0 till 10; worker 1 fetches at 0 (a move, to 20),
+		// runs task 1 till 30; worker 0 at 10 waits till 20, moves the
+		// line till 40, runs task 2 till 50; worker 1 at 30 waits till
+		// 40, moves it till 60 and runs task 3 till 70.
+		{"two workers by hand", loop(4, 10), 2, "dynamic:1", 20, 70, 70, 60},
+		// A worker is back every 100 + 300 ns, two ask for the line
+		// once each in that time: no queue, 500 tasks each.
+		{"line keeps up", loop(1000, 300), 2, "dynamic:1", 100, 500 * 400, 500*400 + 100, 500 * 400},
+		// Eight or sixteen ask for it eight or sixteen times in 400 ns,
+		// and it moves four times: one task per 100 ns, and the last
+		// one's move and length after the thousandth move.
+		{"eight queue", loop(1000, 300), 8, "dynamic:1", 100, 999 * 100, 999*100 + 400, 125 * 400},
+		{"sixteen queue", loop(1000, 300), 16, "dynamic:1", 100, 999 * 100, 999*100 + 400, 63 * 400},
+	}
+	for _, tc := range tests {
+		sc, err := par.ParseSchedule(tc.sched)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stepwise := range []bool{false, true} {
+			e := New()
+			e.exactGrid, e.stepwise = true, stepwise
+			res, err := emulate.Predict(e, tc.tr, tc.threads, sc, emulate.Options{Overheads: machine.Overheads{ChunkMigrateNs: tc.mig}})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if res.ParallelNs < tc.lo || res.ParallelNs > tc.hi {
+				t.Errorf("%s (stepwise %v): parallel time %v ns, want %v to %v (without the queue: %v)",
+					tc.name, stepwise, res.ParallelNs, tc.lo, tc.hi, tc.pastOnly)
+			}
+		}
+	}
+}
