@@ -124,13 +124,16 @@ const (
 //     3 ms; RunnextNs: the back-off before an idle core takes a busy
 //     core's runnext goroutine, fitted to two-thread team sections of
 //     0.1 to 1 ms (see measureWake);
+//   - WakeStepNs: how far apart a team's workers start after its first
+//     woken one, from teams of GOMAXPROCS workers (machines of four
+//     cores or more; see measureWakeStep);
 //   - NoiseHz, NoiseP50Ns, NoiseP90Ns: how often, and for how long, a
 //     core running a goroutine loses it for a moment: every core reads
 //     the clock in a tight loop for 0.2 s, and a gap of more than 2 µs
 //     between two reads is a hiccup (see measureNoise).
 //
-// It takes a few seconds; progress (may be nil) is called after each of
-// the twelve measurements. With GOMAXPROCS = 1 there is no other core to
+// It takes a few seconds; progress (may be nil) is called after each
+// measurement. With GOMAXPROCS = 1 there is no other core to
 // wake: WakeP50Ns, WakeP90Ns and RunnextNs are then 0, and the team
 // measured is of two goroutines on the one core.
 func MeasureOverheads(ctx context.Context, progress func(done, total int)) (machine.Overheads, error) {
@@ -141,7 +144,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 13
+	const total = 14
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -188,6 +191,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.WakeP50Ns, ov.WakeP90Ns, ov.RunnextNs, err = measureWake(ctx, wakeFits)
 			return
 		}},
+		{"wake step", func(ctx context.Context) (err error) { ov.WakeStepNs, err = measureWakeStep(ctx); return }},
 		{"noise", func(ctx context.Context) (err error) {
 			ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, err = measureNoise(ctx)
 			return

@@ -186,6 +186,15 @@ type Overheads struct {
 	// measured it, whose wake-up latency was fitted to two-thread teams
 	// and so includes it): no back-off is emulated.
 	RunnextNs float64 `json:"runnext_ns,omitempty"`
+	// WakeStepNs is the time between the starts of a team's workers
+	// after the first woken one: Go wakes one idle core's thread at a
+	// time for new goroutines (a spinning M, started only where none
+	// spins), and that thread, once it has taken a goroutine, wakes the
+	// next. Calibrate measures it on machines of four cores or more.
+	// Zero means not measured (two cores have one to wake; a profile
+	// from before prophet measured it): every idle core is woken at
+	// once.
+	WakeStepNs float64 `json:"wake_step_ns,omitempty"`
 	// NoiseHz is how often, per second, a core running a goroutine loses
 	// it for a moment to something else (a timer interrupt, the
 	// hypervisor, the kernel: hundreds of times a second on a cloud VM),

@@ -299,9 +299,13 @@ func (s *state) makeReady(g *gor, fresh bool) {
 
 // readied wakes an idle core for the fresh goroutine just queued, when
 // one is idle and no wake-up already in flight covers it (see
-// makeReady).
+// makeReady). With a wake step (chainNs), only one such wake-up is in
+// flight at a time, as Go wakes one idle P's thread (a spinning M) only
+// where none spins: the woken core, once it takes a goroutine, wakes
+// the next idle core for the ones still queued, chainNs later (see
+// wakeCore), so a team's workers start one after another.
 func (s *state) readied() {
-	if len(s.idle) == 0 || s.ready.len() <= s.waking {
+	if len(s.idle) == 0 || s.ready.len() <= s.waking || s.chainCore >= 0 {
 		return
 	}
 	core := s.popIdle()
@@ -310,7 +314,27 @@ func (s *state) readied() {
 		return
 	}
 	s.wakes++
+	if s.chainNs > 0 {
+		s.chainCore = int32(core)
+	}
 	s.wakeAt(core, s.now+s.wake, "wake")
+}
+
+// chainOn continues the chain of wake-ups (see readied) from core, just
+// woken for a new goroutine: it wakes the next idle core, chainNs on,
+// where goroutines are still queued beyond the wake-ups in flight.
+func (s *state) chainOn(core int) {
+	if s.chainCore != int32(core) {
+		return
+	}
+	s.chainCore = -1
+	if len(s.idle) == 0 || s.ready.len() <= s.waking {
+		return
+	}
+	next := s.popIdle()
+	s.chainCore = int32(next)
+	s.wakes++
+	s.wakeAt(next, s.now+s.chainNs, "wake")
 }
 
 // wakeAt wakes idle core (taken off the idle list) for a goroutine in
@@ -377,7 +401,11 @@ func (s *state) wakeCore(core int, steal bool) {
 	if s.ready.len() > 0 {
 		s.late = true
 		s.start(s.popReady(), core)
+		s.chainOn(core)
 		return
+	}
+	if s.chainCore == int32(core) {
+		s.chainCore = -1
 	}
 	s.idle = append(s.idle, core)
 }

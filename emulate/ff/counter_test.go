@@ -61,3 +61,37 @@ func TestCounterQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestWakeChain checks, on a loop worked out by hand, that with a wake
+// step the idle cores are woken one after another: the first a wake-up
+// latency after the fork, each next one the step after the one before
+// took its goroutine; without it, all at once.
+func TestWakeChain(t *testing.T) {
+	// Four workers of one 1000 ns task each, on four cores. Worker 0
+	// runs on the forking core from 0; the others are queued, and
+	// their cores start them at 100, then 100+30, 100+60 (chain), or
+	// all at 100.
+	tr := tree.New(tree.Sec("loop", tree.Run(4, tree.Task("t", tree.U(1000)))))
+	tests := []struct {
+		name string
+		step float64
+		want float64
+	}{
+		{"all at once", 0, 1100},
+		{"one after another", 30, 1160},
+	}
+	for _, tc := range tests {
+		for _, stepwise := range []bool{false, true} {
+			e := New()
+			e.exactGrid, e.stepwise, e.WakeSamples = true, stepwise, 1
+			ov := machine.Overheads{WakeP50Ns: 100, WakeP90Ns: 100, WakeStepNs: tc.step}
+			res, err := emulate.Predict(e, tr, 4, par.Schedule{Policy: par.Static}, emulate.Options{Overheads: ov})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ParallelNs != tc.want {
+				t.Errorf("%s (stepwise %v): parallel time %v ns, want %v", tc.name, stepwise, res.ParallelNs, tc.want)
+			}
+		}
+	}
+}

@@ -185,6 +185,9 @@ type periodEv struct {
 	// starting: a goroutine's event at which it starts its task (and
 	// ends it a task's length later), rather than its end.
 	starting bool
+	// chain: a core's wake-up that goes on waking the next (see
+	// state.readied).
+	chain bool
 }
 
 // periodState is spawnPeriod's state at a spawn.
@@ -256,6 +259,8 @@ func (s *state) periodNote(ps *periodState, g *gor, f *frame, r *taskRun, tm *te
 		pe := periodEv{dt: ev.t - s.now, seq: ev.seq, kind: ev.kind}
 		if ev.kind == evG {
 			pe.starting = len(s.gs[ev.id].frames) > 0
+		} else {
+			pe.chain = (ev.kind == evWake || ev.kind == evSteal) && ev.id == s.chainCore
 		}
 		evs = append(evs, pe)
 	}

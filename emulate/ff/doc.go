@@ -150,7 +150,12 @@
 //     that finds an idle core makes that core available only after a
 //     wake-up latency W, unless a busy core frees up earlier and takes it
 //     (exactly what happens in Go when the idle P's thread sleeps in the
-//     kernel: on a VM, waking it often takes longer than the first task);
+//     kernel: on a VM, waking it often takes longer than the first task).
+//     With WakeStepNs, one such wake-up is in flight at a time, as Go
+//     wakes one idle P's thread only where no other is spinning: the
+//     woken core, once it takes a goroutine, wakes the next idle core
+//     for the goroutines still queued, WakeStepNs later, so a team's
+//     workers start one after another (state.readied, chainOn);
 //   - runnext back-off: the goroutine a running goroutine made ready
 //     last waits in its core's runnext slot (Go's newproc puts it
 //     there), and a woken core that finds only it in the ready queue

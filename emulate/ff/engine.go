@@ -92,7 +92,13 @@ type state struct {
 	idle  []int // idle cores (a stack)
 
 	waking int // core wake-ups in flight
-	wakes  int // core wake-ups with latency > 0 so far
+	// chainNs is Overheads.WakeStepNs on the grid: where it is set, Go's
+	// scheduler wakes idle cores for new goroutines one at a time (see
+	// readied), and chainCore is the core whose wake-up for them is in
+	// flight (-1: none).
+	chainNs   float64
+	chainCore int32
+	wakes     int // core wake-ups with latency > 0 so far
 	// maxG bounds the goroutines the emulation holds at once (0:
 	// MaxGoroutines; see newG).
 	maxG int
@@ -254,6 +260,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
 	}
+	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)
 	s.resetNoise(ov)

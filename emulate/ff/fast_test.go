@@ -96,6 +96,8 @@ func TestShortcutsExact(t *testing.T) {
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockMigrateNs: 5, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// An Unlock that wakes a parked waiter costs the unlocker.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, LockWakeNs: 6, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
+		// Idle cores woken one after another (a wake step).
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40, WakeStepNs: 3, RunnextNs: 9},
 		// Noise at a rate the test trees' short holds meet often.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9, NoiseHz: 2e6, NoiseP50Ns: 30, NoiseP90Ns: 90},
 	}
@@ -303,6 +305,8 @@ func TestSpawnCycles(t *testing.T) {
 		{SpawnNs: 291, SpawnRunNs: 412, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000},
 		{SpawnNs: 385, SpawnRunNs: 360, JoinNs: 7460, WakeP50Ns: 15849, WakeP90Ns: 25119, RunnextNs: 73000, NoiseHz: 450, NoiseP50Ns: 14006, NoiseP90Ns: 24448},
 		{SpawnNs: 400, WakeP50Ns: 3000, WakeP90Ns: 9000, RunnextNs: 2000, NoiseHz: 500, NoiseP50Ns: 15000, NoiseP90Ns: 30000},
+		// Idle cores woken one after another.
+		{SpawnNs: 610, SpawnRunNs: 412, JoinNs: 7000, WakeP50Ns: 15849, WakeP90Ns: 25119, WakeStepNs: 6500, RunnextNs: 73000},
 	}
 	for name, sec := range secs {
 		p := mustCompile(t, sec)
