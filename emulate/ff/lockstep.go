@@ -675,29 +675,46 @@ func (s *state) lockstepPure() bool {
 	if mig > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
-	round, free, ok := counterRound(members, period, mig, tm.counterFree)
+	// Round 0 as fetch takes it: each member's fetch begins when both
+	// it and the line are there, and the member is back period after
+	// that. Its members' next requests (kept in their t) must all come
+	// after the last of its fetches, and from round 1 on the rounds
+	// must repeat (counterRound); round 1 is where members that queued
+	// at the counter have fallen into step.
+	line := tm.counterFree
+	for i := range members {
+		start := max(members[i].t, line)
+		line = start + mig
+		members[i].t = start + period
+	}
+	if members[0].t < last {
+		return false
+	}
+	round, free, ok := counterRound(members, period, mig, line)
 	if !ok {
 		return false
 	}
+	last1 := members[k-1].t
 	nmax := (r.count - tm.cur.off) / (k * cs)
-	if last+float64(nmax)*round >= maxExact {
+	if last1+float64(nmax)*round >= maxExact {
 		return false
 	}
-	// The last chunk fetch of round n-1 comes before every foreign event.
-	n := roundsBefore(nmax, last, round, 0, foreign)
+	// Round 0, and the rounds from round 1 on whose last chunk fetch
+	// comes before every foreign event.
+	n := 1 + roundsBefore(nmax-1, last1, round, 0, foreign)
 	if n < 2 {
 		return false
 	}
 	for _, m := range members {
-		m.g.clock = m.t + float64(n)*round
+		m.g.clock = m.t + float64(n-1)*round
 	}
 	tm.fetchedOn = int32(members[k-1].g.core) + 1
-	tm.counterFree = free + float64(n-1)*round
+	tm.counterFree = free + float64(n-2)*round
 	tasks := n * k * cs
 	tm.next += tasks
 	tm.info.advance(&tm.cur, tasks)
 	s.nChunk += int(n * k)
-	s.now = max(s.now, last+float64(n-1)*round)
+	s.now = max(s.now, last1+float64(n-2)*round)
 	s.resequence(members)
 	return true
 }
