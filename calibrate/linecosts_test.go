@@ -42,14 +42,14 @@ func TestMeasureLineCosts(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	in := machine.Default().Overheads
-	in.SpawnNs, in.SpawnRunNs, in.LockMigrateNs, in.ChunkMigrateNs = -1, -1, -1, -1
+	in.SpawnNs, in.SpawnRunNs, in.LockMigrateNs, in.ChunkMigrateNs, in.ChunkServeNs = -1, -1, -1, -1, -1
 	for _, spawn := range []bool{false, true} {
 		ov, err := MeasureLineCosts(context.Background(), in, spawn)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ov.LockMigrateNs < 0 || ov.ChunkMigrateNs < 0 {
-			t.Errorf("spawn %v: migration costs not measured: lock %v, chunk %v", spawn, ov.LockMigrateNs, ov.ChunkMigrateNs)
+		if ov.LockMigrateNs < 0 || ov.ChunkMigrateNs < 0 || !(ov.ChunkServeNs > 0) {
+			t.Errorf("spawn %v: line costs not measured: lock %v, chunk %v, served every %v", spawn, ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs)
 		}
 		if spawn && (ov.SpawnNs <= 0 || ov.SpawnRunNs <= 0 || ov.SpawnRunTaskNs < 2000 || ov.SpawnRunSlope < 0) {
 			t.Errorf("spawn costs not measured: %v and %v, slope %v at %v", ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs)
@@ -59,7 +59,7 @@ func TestMeasureLineCosts(t *testing.T) {
 		}
 		// The rest as given.
 		want := in
-		want.LockMigrateNs, want.ChunkMigrateNs = ov.LockMigrateNs, ov.ChunkMigrateNs
+		want.LockMigrateNs, want.ChunkMigrateNs, want.ChunkServeNs = ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs
 		if spawn {
 			want.SpawnNs, want.SpawnRunNs = ov.SpawnNs, ov.SpawnRunNs
 			want.SpawnRunSlope, want.SpawnRunTaskNs = ov.SpawnRunSlope, ov.SpawnRunTaskNs

@@ -124,6 +124,9 @@ const (
 //     3 ms; RunnextNs: the back-off before an idle core takes a busy
 //     core's runnext goroutine, fitted to two-thread team sections of
 //     0.1 to 1 ms (see measureWake);
+//   - ChunkServeNs: the dynamic counter's time per fetch when
+//     GOMAXPROCS workers take empty tasks from it (see
+//     measureChunkServe);
 //   - WakeStepNs: how far apart a team's workers start after its first
 //     woken one, from teams of GOMAXPROCS workers (machines of four
 //     cores or more; see measureWakeStep);
@@ -144,7 +147,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 14
+	const total = 15
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -159,6 +162,13 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 				return nil
 			}
 			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
+			return
+		}},
+		{"chunk queue", func(ctx context.Context) (err error) {
+			if runtime.GOMAXPROCS(0) < 2 {
+				return nil
+			}
+			ov.ChunkServeNs, err = measureChunkServe(ctx)
 			return
 		}},
 		{"spawn", func(ctx context.Context) error {
@@ -380,6 +390,36 @@ func workLoop(n, t int, sched par.Schedule, ns func(int) int64) float64 {
 	return float64(clock.Now() - start)
 }
 
+// Chunk queue measurement: tasks per loop, and rounds; each task
+// computes chunkTaskNs, as measureChunk's do.
+const (
+	chunkServeIters  = 100_000
+	chunkServeRounds = 5
+)
+
+// measureChunkServe returns how long the dynamic counter takes per fetch
+// when its workers queue for it: GOMAXPROCS workers run a dynamic:1 loop
+// of tasks computing chunkTaskNs each, and the median over
+// chunkServeRounds rounds of its wall time per task is the counter's
+// time per fetch under the fullest queue the machine makes
+// (ChunkServeNs). The tasks compute, as a fine-grained loop's do: with
+// empty ones, a core that holds the counter's line takes many fetches
+// before another core's request gets in (8-11 ns a fetch on the 2-core
+// VM, whose line moves take 120 ns or more at times), which no loop that
+// works between its fetches sees. Where the counter keeps up even so,
+// it is the loop's own time per task, which a queue never waits for.
+func measureChunkServe(ctx context.Context) (float64, error) {
+	t := runtime.GOMAXPROCS(0)
+	xs := make([]float64, chunkServeRounds)
+	for i := range xs {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		xs[i] = workLoop(chunkServeIters, t, par.Schedule{Policy: par.Dynamic, Chunk: 1}, func(int) int64 { return chunkTaskNs }) / chunkServeIters
+	}
+	return robust.Median(xs), nil
+}
+
 // measureChunkMigrate returns what a dynamic chunk fetch costs beyond
 // chunkNs (the empty loop's fetch, see measureChunk) when the counter's
 // cache line was last written on another core. Two workers run tasks of
@@ -417,8 +457,9 @@ func LineMoveNs() float64 {
 
 // MeasureLineCosts measures the overheads that follow what a cache
 // line's move between cores costs, as MeasureOverheads does, and returns
-// ov with them in place: LockMigrateNs (the median of three rounds) and
-// ChunkMigrateNs (beyond ov.ChunkNs), in a few tens of milliseconds,
+// ov with them in place: LockMigrateNs (the median of three rounds),
+// ChunkMigrateNs (beyond ov.ChunkNs) and ChunkServeNs, in a few tens of
+// milliseconds,
 // and with spawn also the spawn costs (a spawned goroutine's
 // descriptor, stack and queue move between cores; MeasureSpawnCosts),
 // in about a second.
@@ -435,6 +476,9 @@ func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (ma
 		}
 		if ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs); err != nil {
 			return ov, fmt.Errorf("measuring chunk migration: %w", err)
+		}
+		if ov.ChunkServeNs, err = measureChunkServe(ctx); err != nil {
+			return ov, fmt.Errorf("measuring the chunk counter's queue: %w", err)
 		}
 	}
 	if !spawn {

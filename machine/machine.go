@@ -82,6 +82,15 @@ type Overheads struct {
 	// fetch costs depends on the work around it. Load gives a profile
 	// without it Default's; zero charges nothing.
 	ChunkMigrateNs float64 `json:"chunk_migrate_ns"`
+	// ChunkServeNs is how long the team's counter takes per fetch when
+	// its workers queue for it: while its line moves to one worker, the
+	// others' fetches wait (see ChunkServe). Calibrate measures it as
+	// the wall time per task of GOMAXPROCS workers taking empty tasks
+	// one at a time. It can be shorter than ChunkMigrateNs, what one
+	// fetch waits for the line: a core that still holds the line can
+	// fetch again before another core's request takes it. Zero means
+	// not measured: ChunkMigrateNs stands for it.
+	ChunkServeNs float64 `json:"chunk_serve_ns,omitempty"`
 	// TaskCallNs is what a worksharing loop adds to each of its tasks by
 	// calling the loop body through a function value (package par's
 	// workers do, as do a pool's), where the serial loop runs the body
@@ -209,6 +218,16 @@ type Overheads struct {
 	NoiseHz    float64 `json:"noise_hz,omitempty"`
 	NoiseP50Ns float64 `json:"noise_p50_ns,omitempty"`
 	NoiseP90Ns float64 `json:"noise_p90_ns,omitempty"`
+}
+
+// ChunkServe is how long the counter takes per fetch when workers queue
+// for it: ChunkServeNs, or ChunkMigrateNs where that is not measured
+// (negative values count as 0).
+func (o Overheads) ChunkServe() float64 {
+	if o.ChunkServeNs > 0 {
+		return o.ChunkServeNs
+	}
+	return max(o.ChunkMigrateNs, 0)
 }
 
 // LateStartNs is how late a forked team's last worker typically starts:

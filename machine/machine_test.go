@@ -253,3 +253,22 @@ func TestValidate(t *testing.T) {
 		t.Errorf("Load of an out-of-range profile: %v", err)
 	}
 }
+
+// TestChunkServe checks that the counter's serving time is ChunkServeNs
+// where measured, else ChunkMigrateNs, and never negative.
+func TestChunkServe(t *testing.T) {
+	tests := []struct {
+		o    Overheads
+		want float64
+	}{
+		{Overheads{ChunkMigrateNs: 85, ChunkServeNs: 64}, 64},
+		{Overheads{ChunkMigrateNs: 85}, 85},
+		{Overheads{ChunkMigrateNs: -3}, 0},
+		{Overheads{}, 0},
+	}
+	for _, tc := range tests {
+		if got := tc.o.ChunkServe(); got != tc.want {
+			t.Errorf("%+v: ChunkServe %v, want %v", tc.o, got, tc.want)
+		}
+	}
+}

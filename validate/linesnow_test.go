@@ -20,23 +20,23 @@ import (
 func TestLineCosts(t *testing.T) {
 	prof := machine.Default().Overheads
 	for _, c := range []struct {
-		name              string
-		lock, chunk       []float64
-		wantLock, wantChk float64
+		name                        string
+		lock, chunk, serve          []float64
+		wantLock, wantChk, wantServ float64
 	}{
-		{"none measured", nil, nil, prof.LockMigrateNs, prof.ChunkMigrateNs},
-		{"one round", []float64{240}, []float64{100}, 240, 100},
+		{"none measured", nil, nil, nil, prof.LockMigrateNs, prof.ChunkMigrateNs, prof.ChunkServeNs},
+		{"one round", []float64{240}, []float64{100}, []float64{90}, 240, 100, 90},
 		// A round after which the machine had switched modes does not
 		// set the costs of the other four.
-		{"a switch", []float64{40, 42, 250, 39, 41}, []float64{5, 6, 110, 4, 7}, 41, 6},
+		{"a switch", []float64{40, 42, 250, 39, 41}, []float64{5, 6, 110, 4, 7}, []float64{20, 22, 95, 21, 19}, 41, 6, 21},
 	} {
-		rs := &roundSet{lockMig: c.lock, chunkMig: c.chunk}
+		rs := &roundSet{lockMig: c.lock, chunkMig: c.chunk, chunkServe: c.serve}
 		got := rs.lineCosts(prof)
-		if got.LockMigrateNs != c.wantLock || got.ChunkMigrateNs != c.wantChk {
-			t.Errorf("%s: lock %v, chunk %v; want %v, %v", c.name, got.LockMigrateNs, got.ChunkMigrateNs, c.wantLock, c.wantChk)
+		if got.LockMigrateNs != c.wantLock || got.ChunkMigrateNs != c.wantChk || got.ChunkServeNs != c.wantServ {
+			t.Errorf("%s: lock %v, chunk %v, serve %v; want %v, %v, %v", c.name, got.LockMigrateNs, got.ChunkMigrateNs, got.ChunkServeNs, c.wantLock, c.wantChk, c.wantServ)
 		}
 		want := prof
-		want.LockMigrateNs, want.ChunkMigrateNs = got.LockMigrateNs, got.ChunkMigrateNs
+		want.LockMigrateNs, want.ChunkMigrateNs, want.ChunkServeNs = got.LockMigrateNs, got.ChunkMigrateNs, got.ChunkServeNs
 		if got != want {
 			t.Errorf("%s: other overheads changed", c.name)
 		}
@@ -99,9 +99,10 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 	// Three cheap rounds' lock costs and three slow rounds' fetch costs:
 	// the medians apart come from different modes.
 	rs := &roundSet{
-		serial:   []float64{1, 1, 1, 1, 1},
-		lockMig:  []float64{40, 41, 42, 250, 251},
-		chunkMig: []float64{20, 120, 121, 122, 21},
+		serial:     []float64{1, 1, 1, 1, 1},
+		lockMig:    []float64{40, 41, 42, 250, 251},
+		chunkMig:   []float64{20, 120, 121, 122, 21},
+		chunkServe: []float64{15, 60, 61, 62, 16},
 	}
 	m := &measurer{}
 	opt := emulate.Options{Overheads: prof}
@@ -112,7 +113,7 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 	var speedups []float64
 	for i := range rs.lockMig {
 		o := opt
-		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs = rs.lockMig[i], rs.chunkMig[i]
+		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs, o.Overheads.ChunkServeNs = rs.lockMig[i], rs.chunkMig[i], rs.chunkServe[i]
 		r, err := emulate.Predict(e, tr, k.t, k.s, o)
 		if err != nil {
 			t.Fatal(err)

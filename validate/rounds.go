@@ -45,12 +45,12 @@ type roundSet struct {
 	// line holds each round's cost of a cache line's move (see
 	// Row.LineNs; none with one core).
 	line []float64
-	// lockMig and chunkMig hold each round's LockMigrateNs and
-	// ChunkMigrateNs, measured after its parallel runs with
-	// Config.LinesNow (none without).
-	lockMig, chunkMig []float64
-	par, parCPU       map[key][]float64
-	replays           map[replayKey][]float64
+	// lockMig, chunkMig and chunkServe hold each round's
+	// LockMigrateNs, ChunkMigrateNs and ChunkServeNs, measured after its
+	// parallel runs with Config.LinesNow (none without).
+	lockMig, chunkMig, chunkServe []float64
+	par, parCPU                   map[key][]float64
+	replays                       map[replayKey][]float64
 	// replayErr holds the error of a key an emulator could not
 	// predict; it is not asked again.
 	replayErr map[replayKey]error
@@ -59,11 +59,12 @@ type roundSet struct {
 // round is one round's times before it is kept.
 type round struct {
 	serial, serialCPU, line float64
-	// migrated is set where lockMig and chunkMig were measured.
-	migrated          bool
-	lockMig, chunkMig float64
-	par, parCPU       map[key]float64
-	replays           map[replayKey]float64
+	// migrated is set where lockMig, chunkMig and chunkServe were
+	// measured.
+	migrated                      bool
+	lockMig, chunkMig, chunkServe float64
+	par, parCPU                   map[key]float64
+	replays                       map[replayKey]float64
 }
 
 // keep adds rd to the kept rounds.
@@ -76,6 +77,7 @@ func (rs *roundSet) keep(rd round, keys []key) {
 	if rd.migrated {
 		rs.lockMig = append(rs.lockMig, rd.lockMig)
 		rs.chunkMig = append(rs.chunkMig, rd.chunkMig)
+		rs.chunkServe = append(rs.chunkServe, rd.chunkServe)
 	}
 	for _, k := range keys {
 		rs.par[k] = append(rs.par[k], rd.par[k])
@@ -86,19 +88,21 @@ func (rs *roundSet) keep(rd round, keys []key) {
 	}
 }
 
-// lineCosts returns ov with LockMigrateNs and ChunkMigrateNs the
-// medians of the rounds' (unchanged where no round measured them).
+// lineCosts returns ov with LockMigrateNs, ChunkMigrateNs and
+// ChunkServeNs the medians of the rounds' (unchanged where no round
+// measured them).
 func (rs *roundSet) lineCosts(ov machine.Overheads) machine.Overheads {
 	if len(rs.lockMig) > 0 {
 		ov.LockMigrateNs = robust.Median(rs.lockMig)
 		ov.ChunkMigrateNs = robust.Median(rs.chunkMig)
+		ov.ChunkServeNs = robust.Median(rs.chunkServe)
 	}
 	return ov
 }
 
-// roundCosts returns ov with each kept round's LockMigrateNs and
-// ChunkMigrateNs in turn, one per round (none where no round measured
-// them).
+// roundCosts returns ov with each kept round's LockMigrateNs,
+// ChunkMigrateNs and ChunkServeNs in turn, one per round (none where no
+// round measured them).
 func (rs *roundSet) roundCosts(ov machine.Overheads) []machine.Overheads {
 	if len(rs.lockMig) != len(rs.serial) {
 		return nil
@@ -106,7 +110,7 @@ func (rs *roundSet) roundCosts(ov machine.Overheads) []machine.Overheads {
 	ovs := make([]machine.Overheads, len(rs.lockMig))
 	for i := range ovs {
 		ovs[i] = ov
-		ovs[i].LockMigrateNs, ovs[i].ChunkMigrateNs = rs.lockMig[i], rs.chunkMig[i]
+		ovs[i].LockMigrateNs, ovs[i].ChunkMigrateNs, ovs[i].ChunkServeNs = rs.lockMig[i], rs.chunkMig[i], rs.chunkServe[i]
 	}
 	return ovs
 }
@@ -219,7 +223,7 @@ func (m *measurer) round(ctx context.Context, sub subject, tr *tree.Tree, keys [
 		if err != nil {
 			return rd, err
 		}
-		rd.migrated, rd.lockMig, rd.chunkMig = true, ov.LockMigrateNs, ov.ChunkMigrateNs
+		rd.migrated, rd.lockMig, rd.chunkMig, rd.chunkServe = true, ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs
 		rd.line = ov.LockMigrateNs
 	} else {
 		rd.line = calibrate.LineMoveNs()

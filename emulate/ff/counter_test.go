@@ -24,6 +24,7 @@ func TestCounterQueue(t *testing.T) {
 		threads  int
 		sched    string
 		mig      float64 // ChunkMigrateNs
+		serve    float64 // ChunkServeNs (0: ChunkMigrateNs)
 		lo, hi   float64 // the parallel time, ns
 		pastOnly float64 // what charging each move without the queue gives
 	}{
@@ -32,15 +33,19 @@ func TestCounterQueue(t *testing.T) {
 		// runs task 1 till 30; worker 0 at 10 waits till 20, moves the
 		// line till 40, runs task 2 till 50; worker 1 at 30 waits till
 		// 40, moves it till 60 and runs task 3 till 70.
-		{"two workers by hand", loop(4, 10), 2, "dynamic:1", 20, 70, 70, 60},
+		{"two workers by hand", loop(4, 10), 2, "dynamic:1", 20, 0, 70, 70, 60},
 		// A worker is back every 100 + 300 ns, two ask for the line
 		// once each in that time: no queue, 500 tasks each.
-		{"line keeps up", loop(1000, 300), 2, "dynamic:1", 100, 500 * 400, 500*400 + 100, 500 * 400},
+		{"line keeps up", loop(1000, 300), 2, "dynamic:1", 100, 0, 500 * 400, 500*400 + 100, 500 * 400},
 		// Eight or sixteen ask for it eight or sixteen times in 400 ns,
 		// and it moves four times: one task per 100 ns, and the last
 		// one's move and length after the thousandth move.
-		{"eight queue", loop(1000, 300), 8, "dynamic:1", 100, 999 * 100, 999*100 + 400, 125 * 400},
-		{"sixteen queue", loop(1000, 300), 16, "dynamic:1", 100, 999 * 100, 999*100 + 400, 63 * 400},
+		{"eight queue", loop(1000, 300), 8, "dynamic:1", 100, 0, 999 * 100, 999*100 + 400, 125 * 400},
+		{"sixteen queue", loop(1000, 300), 16, "dynamic:1", 100, 0, 999 * 100, 999*100 + 400, 63 * 400},
+		// A counter that serves a fetch in 50 ns, though each waits
+		// 100 for the line: sixteen asking in 400 ns queue, one task
+		// per 50 ns.
+		{"served faster than it moves", loop(1000, 300), 16, "dynamic:1", 100, 50, 999 * 50, 999*50 + 400, 63 * 400},
 	}
 	for _, tc := range tests {
 		sc, err := par.ParseSchedule(tc.sched)
@@ -50,7 +55,7 @@ func TestCounterQueue(t *testing.T) {
 		for _, stepwise := range []bool{false, true} {
 			e := New()
 			e.exactGrid, e.stepwise = true, stepwise
-			res, err := emulate.Predict(e, tc.tr, tc.threads, sc, emulate.Options{Overheads: machine.Overheads{ChunkMigrateNs: tc.mig}})
+			res, err := emulate.Predict(e, tc.tr, tc.threads, sc, emulate.Options{Overheads: machine.Overheads{ChunkMigrateNs: tc.mig, ChunkServeNs: tc.serve}})
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}

@@ -87,9 +87,10 @@
 //     team's last fetch was made on another core (the counter's cache
 //     line moves over: workers of short tasks take turns at the counter
 //     and pay it at nearly every fetch). The counter serves one fetch
-//     at a time: while its line moves to one worker, a fetch from
-//     another waits for it, so a team of short tasks takes at most one
-//     chunk per ChunkMigrateNs however many workers it has;
+//     at a time: a fetch that moves its line takes it for ChunkServeNs
+//     (Overheads.ChunkServe), and a fetch from another worker waits for
+//     it meanwhile, so a team of short tasks takes at most one chunk
+//     per ChunkServeNs however many workers it has;
 //   - TaskCallNs at the start of every task of a static, dynamic,
 //     guided or pool schedule (teams of one included), added to each
 //     task's first leaf in the section's compact copy (calledFrom): the
@@ -212,8 +213,8 @@
 //     of a dynamic:C team take chunks of such a run, all of them advance
 //     by whole rounds of one chunk each in one step (lockstepPure): the
 //     chunks are alike, so which worker gets which does not matter, and
-//     a round lasts a chunk's period, or one counter move per worker
-//     where they queue at the counter (counterRound); with
+//     a round lasts a chunk's period, or one serving time of the
+//     counter per worker where they queue at it (counterRound); with
 //     spawn, once the spawner waits at the join, the cores draining
 //     spawned goroutines of such tasks from the ready queue advance by
 //     whole rounds of one goroutine each in one step (lockstepSpawnPure);

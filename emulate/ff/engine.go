@@ -54,7 +54,10 @@ type state struct {
 	fetchC     int64
 	fetchNs    float64
 	fetchMigNs float64
-	burden     float64
+	// serveNs is how long the counter's line is taken by a fetch that
+	// moves it (Overheads.ChunkServe; 0 where fetches do not move it).
+	serveNs float64
+	burden  float64
 	// gridBurden is set when burden is a multiple of 1/gridScale (as
 	// Emulator rounds it): then a whole-nanosecond length times burden
 	// is on the grid, and the closed forms hold (see batch).
@@ -263,6 +266,10 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)
+	s.serveNs = 0
+	if s.fetchMigNs > 0 {
+		s.serveNs = onGrid(ov.ChunkServe())
+	}
 	s.resetNoise(ov)
 }
 

@@ -206,7 +206,7 @@ func (s *state) lockstep() bool {
 		// as far apart as the requests, at least hold: none waits for
 		// the counter if hold covers the counter's move and the first
 		// finds it free.
-		if hold < s.fetchMigNs || tm.counterFree > first+tail {
+		if hold < s.serveNs || tm.counterFree > first+tail {
 			return false
 		}
 	}
@@ -239,7 +239,7 @@ func (s *state) lockstep() bool {
 		tm.info.advance(&tm.cur, n*k)
 		s.nChunk += int(n * k)
 		tm.fetchedOn = int32(members[k-1].g.core) + 1
-		tm.counterFree = end + s.fetchMigNs
+		tm.counterFree = end + s.serveNs
 	}
 	return true
 }
@@ -662,17 +662,17 @@ func (s *state) lockstepPure() bool {
 	// fetch comes after the others' current ones (at a tie, its fresh
 	// sequence number puts it after them). A worker further on (one
 	// whose task was longer) waits as a foreign event. A round lasts
-	// the period, or k moves of the counter's line where the k members
-	// ask for it faster than it moves (see counterRound).
-	mig := s.fetchMigNs
-	round := max(period, float64(len(members))*mig)
+	// the period, or k of the counter's serving times where the k
+	// members ask for it faster than it serves (see counterRound).
+	serve := s.serveNs
+	round := max(period, float64(len(members))*serve)
 	members, foreign, last = s.within(members, foreign, first, round, false)
 	k := int64(len(members))
 	if k < 2 {
 		return false
 	}
 	sortSteppers(members)
-	if mig > 0 && !tm.migrates(members[0].g.core) {
+	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
 	// Round 0 as fetch takes it: each member's fetch begins when both
@@ -684,13 +684,13 @@ func (s *state) lockstepPure() bool {
 	line := tm.counterFree
 	for i := range members {
 		start := max(members[i].t, line)
-		line = start + mig
+		line = start + serve
 		members[i].t = start + period
 	}
 	if members[0].t < last {
 		return false
 	}
-	round, free, ok := counterRound(members, period, mig, line)
+	round, free, ok := counterRound(members, period, serve, line)
 	if !ok {
 		return false
 	}
@@ -722,33 +722,34 @@ func (s *state) lockstepPure() bool {
 // counterRound reports whether members, sorted by time, each about to
 // fetch from the team's counter and back for its next fetch period after
 // its fetch begins, fetch in rounds that repeat: every round the one
-// before shifted by the same length. Every fetch moves the counter's
-// line (for mig, during which a fetch waits), free from free on, as
+// before shifted by the same length. Every fetch takes the counter's
+// line for serve (during which a fetch waits), free from free on, as
 // fetch charges it. The round is the period where the line keeps up,
-// k·mig where the members ask for it faster than it moves and queue. It
+// k·serve where the members ask for it faster than it serves and
+// queue. It
 // works out the first round and the second and checks that the second
 // is the first shifted; by induction every later one is too. It returns
 // the round's length and when the line is free after the first round.
-func counterRound(members []stepper, period, mig, free float64) (round, after float64, ok bool) {
-	round = max(period, float64(len(members))*mig)
+func counterRound(members []stepper, period, serve, free float64) (round, after float64, ok bool) {
+	round = max(period, float64(len(members))*serve)
 	if !isInt(round) || !isInt(free) {
 		return 0, 0, false
 	}
 	// The first round's fetches begin at max(t, line free).
 	after = free
 	for _, m := range members {
-		after = max(m.t, after) + mig
+		after = max(m.t, after) + serve
 	}
 	line1, line2 := free, after
 	for _, m := range members {
 		start := max(m.t, line1)
-		line1 = start + mig
+		line1 = start + serve
 		next := start + period // its second fetch
 		start2 := max(next, line2)
 		if next != m.t+round || start2 != start+round {
 			return 0, 0, false
 		}
-		line2 = start2 + mig
+		line2 = start2 + serve
 	}
 	return round, after, true
 }

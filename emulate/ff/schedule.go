@@ -457,10 +457,11 @@ func (pool) shared(ov *machine.Overheads) (int64, float64, float64) { return 1, 
 // charging costNs (drawn as what) for the fetch when charge is set, and
 // migNs more when the last charged fetch was made on another core. The
 // counter serves one fetch at a time: a fetch that moves its cache line
-// holds it for migNs, and a fetch made meanwhile waits for it first (a
-// team of short tasks on many cores takes one chunk per migNs at most,
-// however many workers ask). A team of two or more synchronizes at the
-// fetch; a lone worker goes on.
+// takes it for the counter's serving time (serveNs, ChunkServeNs), and
+// a fetch made meanwhile waits for it first (a team of short tasks on
+// many cores takes one chunk per serving time at most, however many
+// workers ask). A team of two or more synchronizes at the fetch; a lone
+// worker goes on.
 func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs float64, what string) took {
 	tm, info := f.team, f.info
 	if tm.k > 1 && !s.at(g) {
@@ -476,7 +477,7 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 			wait := max(tm.counterFree-g.clock, 0)
 			if migNs > 0 && tm.migrates(g.core) {
 				costNs += migNs
-				tm.counterFree = g.clock + wait + migNs
+				tm.counterFree = g.clock + wait + s.serveNs
 			}
 			costNs += wait
 			tm.fetchedOn = int32(g.core) + 1
