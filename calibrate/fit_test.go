@@ -204,6 +204,14 @@ func TestRunHooks(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}
 	}
+	// The wake step is named only where it was measured.
+	if strings.Contains(text, "one core every") != (p.Overheads.WakeStepNs > 0) {
+		t.Errorf("wake step %v: summary %q", p.Overheads.WakeStepNs, text)
+	}
+	sum.Profile.Overheads.WakeStepNs = 5800
+	if text := sum.Summary(); !strings.Contains(text, "wake p50 ") || !strings.Contains(text, "(then one core every 5800 ns)") {
+		t.Errorf("wake step 5800 ns: summary %q", text)
+	}
 	_, err = Run(context.Background(), Options{SkipMemory: true, SkipOverheads: true,
 		Walk: func(context.Context) (machine.Walk, error) { return machine.Walk{}, errors.New("boom") }})
 	if err == nil || !strings.Contains(err.Error(), "walk") {
