@@ -125,7 +125,7 @@ const (
 //     core's runnext goroutine, fitted to two-thread team sections of
 //     0.1 to 1 ms (see measureWake);
 //   - ChunkServeNs: the dynamic counter's time per fetch when
-//     GOMAXPROCS workers take empty tasks from it (see
+//     GOMAXPROCS workers take short computing tasks from it (see
 //     measureChunkServe);
 //   - WakeStepNs: how far apart a team's workers start after its first
 //     woken one, from teams of GOMAXPROCS workers (machines of four
@@ -404,8 +404,7 @@ const (
 // time per fetch under the fullest queue the machine makes
 // (ChunkServeNs). The tasks compute, as a fine-grained loop's do: with
 // empty ones, a core that holds the counter's line takes many fetches
-// before another core's request gets in (8-11 ns a fetch on the 2-core
-// VM, whose line moves take 120 ns or more at times), which no loop that
+// before another core's request gets in, far faster than any loop that
 // works between its fetches sees. Where the counter keeps up even so,
 // it is the loop's own time per task, which a queue never waits for.
 func measureChunkServe(ctx context.Context) (float64, error) {
@@ -459,10 +458,9 @@ func LineMoveNs() float64 {
 // line's move between cores costs, as MeasureOverheads does, and returns
 // ov with them in place: LockMigrateNs (the median of three rounds),
 // ChunkMigrateNs (beyond ov.ChunkNs) and ChunkServeNs, in a few tens of
-// milliseconds,
-// and with spawn also the spawn costs (a spawned goroutine's
-// descriptor, stack and queue move between cores; MeasureSpawnCosts),
-// in about a second.
+// milliseconds, and with spawn also the spawn costs (a spawned
+// goroutine's descriptor, stack and queue move between cores;
+// MeasureSpawnCosts), in about a second.
 // validate measures them beside a sample's real runs where a machine
 // moves cache lines faster at some times than at others. With GOMAXPROCS
 // below two the two migration costs are 0.

@@ -85,11 +85,12 @@ type Overheads struct {
 	// ChunkServeNs is how long the team's counter takes per fetch when
 	// its workers queue for it: while its line moves to one worker, the
 	// others' fetches wait (see ChunkServe). Calibrate measures it as
-	// the wall time per task of GOMAXPROCS workers taking empty tasks
-	// one at a time. It can be shorter than ChunkMigrateNs, what one
-	// fetch waits for the line: a core that still holds the line can
-	// fetch again before another core's request takes it. Zero means
-	// not measured: ChunkMigrateNs stands for it.
+	// the wall time per task of GOMAXPROCS workers taking short
+	// computing tasks one at a time. It can be shorter than
+	// ChunkMigrateNs, what one fetch waits for the line: a core that
+	// still holds the line can fetch again before another core's
+	// request takes it. Zero means not measured: ChunkMigrateNs stands
+	// for it.
 	ChunkServeNs float64 `json:"chunk_serve_ns,omitempty"`
 	// TaskCallNs is what a worksharing loop adds to each of its tasks by
 	// calling the loop body through a function value (package par's
