@@ -46,3 +46,17 @@ func ExampleOverheads_SpawnRunFor() {
 	// task 1000 ns: 450 ns
 	// task 5000 ns: 600 ns
 }
+
+// ExampleOverheads_ChunkServe gives the time a dynamic loop's counter
+// takes per fetch when its workers queue for it: the measured serving
+// time, or the line move where a profile has none.
+func ExampleOverheads_ChunkServe() {
+	measured := machine.Overheads{ChunkMigrateNs: 82, ChunkServeNs: 64}
+	older := machine.Overheads{ChunkMigrateNs: 82}
+	fmt.Printf("%.0f ns, %.0f ns\n", measured.ChunkServe(), older.ChunkServe())
+	// At most one fetch per serving time, however many workers ask:
+	fmt.Printf("a loop of 50 ns tasks: at most %.2f-fold\n", 50/measured.ChunkServe())
+	// Output:
+	// 64 ns, 82 ns
+	// a loop of 50 ns tasks: at most 0.78-fold
+}
