@@ -77,9 +77,9 @@ type Config struct {
 	QuietWait time.Duration
 	// LinesNow has ff charge, for each sample, the cache-line costs
 	// measured beside its real runs instead of the machine profile's:
-	// Overheads.LockMigrateNs and ChunkMigrateNs measured after each
-	// round's parallel runs (calibrate.MeasureLineCosts), ff predicting
-	// once with each round's pair and its prediction the median over
+	// Overheads.LockMigrateNs, ChunkMigrateNs and ChunkServeNs measured
+	// after each round's parallel runs (calibrate.MeasureLineCosts), ff
+	// predicting once with each round's and its prediction the median over
 	// the rounds as the real speedup is, and the spawn costs
 	// (SpawnNs, SpawnRunNs and its slope), where it runs a spawn
 	// schedule, measured after its rounds (calibrate.MeasureSpawnCosts).

@@ -75,7 +75,7 @@ instead of the profile's.`,
 		tol := fs.Float64("tolerance", validate.DefaultTolerance, "compression tolerance of the recordings (relative; negative: exact lengths)")
 		fastest := fs.Bool("fastest", false, "take the fastest of the repeated real runs (and syn measurements) instead of the median: less sensitive to other load")
 		quiet := fs.Duration("quiet-wait", 0, "before each measurement, wait up to this long for the cores to be idle (e.g. 3s)")
-		linesNow := fs.Bool("lines-now", false, "have ff charge the cache-line costs measured beside each sample's real runs instead of the machine profile's (lock_migrate_ns and chunk_migrate_ns after every round, ff predicting with each round's and taking the median; spawn_ns and spawn_run_ns for spawn and errgroup after the rounds): for machines (cloud VMs) that move cache lines at different speeds at different times")
+		linesNow := fs.Bool("lines-now", false, "have ff charge the cache-line costs measured beside each sample's real runs instead of the machine profile's (lock_migrate_ns, chunk_migrate_ns and chunk_serve_ns after every round, ff predicting with each round's and taking the median; spawn_ns and spawn_run_ns for spawn and errgroup after the rounds): for machines (cloud VMs) that move cache lines at different speeds at different times")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
 		rows := fs.Bool("rows", false, "with --format table: also list every sample's row")
 		probe := fs.String("memory-probe", "auto", "with --examples: probe each kernel's memory behaviour beside bandwidth bandits (auto: where there are no hardware counters; on; off)")
