@@ -107,7 +107,11 @@
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache
 //     line moves over; a loop of short critical sections on several
-//     cores pays it at nearly every Lock);
+//     cores pays it at nearly every Lock); and LockMigrateNs once more
+//     at the Unlock of a hold during which a Lock came from another
+//     core while another waiter already spun (the waiters' Locks and
+//     checks took the line from the holder's core, and the Unlock
+//     brings it back; state.steal);
 //   - lock wake-ups (a waiter that parked runs long after the Unlock
 //     that wakes it, so that under contention the unlocker mostly takes
 //     the lock again first): the Unlock of a lock with waiters wakes the

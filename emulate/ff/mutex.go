@@ -34,6 +34,9 @@ type mutex struct {
 	// Lock on another core pays for the cache line moving over
 	// (Overheads.LockMigrateNs; see take).
 	lastCore int32
+	// stolen is set once a Lock from another core came during the
+	// current hold (see steal).
+	stolen bool
 }
 
 // migrates reports whether taking lk on core now moves its cache line
@@ -50,7 +53,36 @@ func (s *state) migrateNs(lk *mutex, core int) float64 {
 
 // hold records g as lk's holder until t.
 func (lk *mutex) hold(g *gor, t float64) {
-	lk.releaseAt, lk.holder, lk.holderGen = t, g, g.gen
+	lk.releaseAt, lk.holder, lk.holderGen, lk.stolen = t, g, g.gen, false
+}
+
+// steal charges the holder of lk, held now, for a Lock from another
+// core that finds it held while another waiter already spins for it:
+// each Lock first tries a CompareAndSwap and each spinner checks the
+// lock, and with two or more cores at it besides the holder's, the
+// lock's cache line is elsewhere when the holder unlocks, and its
+// Unlock must bring it back (LockMigrateNs), once a hold. (With one
+// waiter, a hand-off costs about one move, which the next Lock pays;
+// see take.) The release and the holder's clock move that much later;
+// where the holder is not running ahead on a core, nothing is charged.
+func (s *state) steal(lk *mutex) {
+	d := s.ov.LockMigrateNs
+	if lk.stolen || !(d > 0) || math.IsInf(lk.releaseAt, 1) || lk.releaseAt <= s.now || !s.hasSpinner(lk) {
+		return
+	}
+	u, i := s.holderEvent(lk)
+	if i < 0 || u.core == -1 {
+		return
+	}
+	lk.stolen = true
+	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock migrate", nil)
+	s.h[i].t += d
+	u.clock += d
+	s.h.down(i)
+	lk.releaseAt += d
+	if lk.evPending {
+		s.pushRelease(lk, lk.releaseAt)
+	}
 }
 
 // pushRelease queues lk's release event at t.
@@ -141,6 +173,30 @@ func (s *state) release(lk *mutex) {
 	}
 	lk.releaseAt = math.Inf(1)
 	s.makeReady(w, false)
+}
+
+// hasSpinner reports whether one of lk's waiters is spinning for it,
+// looking where firstChecker does.
+func (s *state) hasSpinner(lk *mutex) bool {
+	n := lk.waiters.len()
+	spins := func(i int) bool {
+		w := *lk.waiters.at(i)
+		return s.spinning(w, s.now-w.reqAt)
+	}
+	if n <= 2*s.t {
+		for i := 0; i < n; i++ {
+			if spins(i) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < s.t; i++ {
+		if spins(i) || spins(n-s.t+i) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstChecker returns the index among lk's waiters of the spinning
@@ -388,6 +444,7 @@ func (s *state) retry(g *gor) bool {
 		s.holdLock(g, lk)
 		return true
 	}
+	s.steal(lk)
 	lk.waiters.pushFront(g)
 	g.resume = resLock
 	if g.parked {
@@ -469,6 +526,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		s.take(g, lk, l, name, sec)
 		return true
 	}
+	s.steal(lk)
 	lk.waiters.pushBack(g)
 	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
 	g.noSpin = s.parksAtOnce()

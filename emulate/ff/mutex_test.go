@@ -286,6 +286,40 @@ func TestLockMigrate(t *testing.T) {
 	}
 }
 
+// TestLockSteal checks, worked out by hand, that a Lock from another core
+// during a hold for which another waiter already spins makes the
+// holder's Unlock bring the lock's line back (LockMigrateNs more, once a
+// hold), and that a single waiter does not (a hand-off of two cores
+// costs one move, which the next Lock pays).
+func TestLockSteal(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 50}
+	// a holds 0-100; b asks at 0 and spins; c asks at 10, while b
+	// spins: a's Unlock pays 50, the lock is free at 150; b takes it
+	// on another core, 200-300; c, who asked during a's hold, not
+	// b's, takes it at 300 on another core: 350-450. Without c's
+	// request during a's hold: 100, 150-250, 300-400.
+	three := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)), tree.Task("c", tree.U(10), tree.L(1, 100)))
+	// c asks at 120, during b's hold (150-250), while nobody else
+	// spins: no steal; c takes it at 250 + 50, 300-400.
+	late := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)), tree.Task("c", tree.U(120), tree.L(1, 100)))
+	for _, tc := range []struct {
+		name string
+		sec  *tree.Node
+		want float64
+	}{
+		{"second waiter during the hold", three, 450},
+		{"one waiter at a time", late, 400},
+	} {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 3, rule(t, "static"), 1, ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
 // TestSpinCheck checks that a spinning waiter sees an Unlock only at its
 // next check of the lock (spinCheck), counted from its request, and that
 // the lock is anybody's meanwhile, worked out by hand: the spin window is
