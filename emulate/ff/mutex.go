@@ -175,61 +175,59 @@ func (s *state) release(lk *mutex) {
 	s.makeReady(w, false)
 }
 
-// hasSpinner reports whether one of lk's waiters is spinning for it,
-// looking where firstChecker does.
+// hasSpinner reports whether one of lk's waiters is spinning for it.
 func (s *state) hasSpinner(lk *mutex) bool {
+	found := false
+	s.spinnerSlots(lk, func(i int, w *gor, waited float64) bool {
+		found = s.spinning(w, waited)
+		return found
+	})
+	return found
+}
+
+// spinnerSlots calls f for the waiters of lk that may spin (each with
+// its index and how long ago it asked) until f returns true: every one
+// in a short queue, else the t at either end, since a spinner keeps its
+// core, so at most one per core spins, and it asked either last (the
+// back of the queue) or failed a check and was put back first (the
+// front).
+func (s *state) spinnerSlots(lk *mutex, f func(i int, w *gor, waited float64) bool) {
 	n := lk.waiters.len()
-	spins := func(i int) bool {
+	call := func(i int) bool {
 		w := *lk.waiters.at(i)
-		return s.spinning(w, s.now-w.reqAt)
+		return f(i, w, s.now-w.reqAt)
 	}
 	if n <= 2*s.t {
 		for i := 0; i < n; i++ {
-			if spins(i) {
-				return true
+			if call(i) {
+				return
 			}
 		}
-		return false
+		return
 	}
 	for i := 0; i < s.t; i++ {
-		if spins(i) || spins(n-s.t+i) {
-			return true
+		if call(i) || call(n-s.t+i) {
+			return
 		}
 	}
-	return false
 }
 
 // firstChecker returns the index among lk's waiters of the spinning
 // one whose next check of the lock comes first from now (spinCheck), -1
 // if none spins. Every spinning waiter checks at steps of its own, and
 // the first to look after an Unlock takes the lock, whatever its place
-// in the queue. A spinner keeps its core, so at most one per core spins;
-// it asked either last (the back of the queue) or failed a check and was
-// put back first (the front), so in a long queue of parked waiters only
-// the t at either end are looked at.
+// in the queue (spinnerSlots says which places can hold a spinner).
 func (s *state) firstChecker(lk *mutex) int {
 	best, bestD := -1, math.Inf(1)
-	n := lk.waiters.len()
-	look := func(i int) {
-		w := *lk.waiters.at(i)
-		waited := s.now - w.reqAt
+	s.spinnerSlots(lk, func(i int, w *gor, waited float64) bool {
 		if !s.spinning(w, waited) {
-			return
+			return false
 		}
 		if d := s.spinCheck(waited); d < bestD {
 			best, bestD = i, d
 		}
-	}
-	if n <= 2*s.t {
-		for i := 0; i < n; i++ {
-			look(i)
-		}
-		return best
-	}
-	for i := 0; i < s.t; i++ {
-		look(i)
-		look(n - s.t + i)
-	}
+		return false
+	})
 	return best
 }
 
