@@ -19,12 +19,14 @@ func calibrateCommand() *command {
 		summary: "measure this machine: goroutine overheads, memory-bandwidth fits",
 		long: `Measures the machine prophet runs on and writes a machine profile (JSON):
 the costs of goroutine constructs (team fork and join, dynamic chunk
-dispatch, spawn, mutex hand-off and the Unlock that wakes a waiter, worker
-wake-up latency) and the machine's noise (how often and how long a busy
-core loses its goroutine to an interrupt) that the fast-forward emulator
-charges, the synthesizer's tree-walking costs, and the memory
-model's fits: total memory traffic of t threads against one thread's (Ψ_t)
-and stall cycles per DRAM access against traffic (Φ). Takes about a minute
+dispatch and how fast the shared counter serves queued workers, spawn,
+mutex hand-off and the Unlock that wakes a waiter, worker wake-up latency
+and, on four cores or more, how far apart a team's workers start) and the
+machine's noise (how often and how long a busy core loses its goroutine to
+an interrupt) that the fast-forward emulator charges, the synthesizer's
+tree-walking costs, and the memory model's fits: total memory traffic of t
+threads against one thread's (Ψ_t) and stall cycles per DRAM access
+against traffic (Φ). Takes about a minute
 on 2 cores. With --overheads only the goroutine costs are measured (about 5
 seconds: each overhead the median of three measurements).
 
