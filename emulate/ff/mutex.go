@@ -63,22 +63,16 @@ func (lk *mutex) hold(g *gor, t float64) {
 // lock's cache line is elsewhere when the holder unlocks, and its
 // Unlock must bring it back (LockMigrateNs), once a hold. (With one
 // waiter, a hand-off costs about one move, which the next Lock pays;
-// see take.) The release and the holder's clock move that much later;
-// where the holder is not running ahead on a core, nothing is charged.
+// see take.) The release and the holder's clock move that much later
+// (delayHolder); where the holder is not running ahead on a core,
+// nothing is charged.
 func (s *state) steal(lk *mutex) {
 	d := s.ov.LockMigrateNs
-	if lk.stolen || !(d > 0) || math.IsInf(lk.releaseAt, 1) || lk.releaseAt <= s.now || !s.hasSpinner(lk) {
-		return
-	}
-	u, i := s.holderEvent(lk)
-	if i < 0 || u.core == -1 {
+	if lk.stolen || math.IsInf(lk.releaseAt, 1) || lk.releaseAt <= s.now || !s.hasSpinner(lk) ||
+		!s.delayHolder(lk, d, "unlock migrate") {
 		return
 	}
 	lk.stolen = true
-	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock migrate", nil)
-	s.h[i].t += d
-	u.clock += d
-	s.h.down(i)
 	lk.releaseAt += d
 	if lk.evPending {
 		s.pushRelease(lk, lk.releaseAt)
@@ -144,7 +138,7 @@ func (s *state) release(lk *mutex) {
 		}
 		if s.readyLate(w, d) {
 			// As many Unlocks have a thread to wake as waiters slept.
-			s.delayHolder(lk, onGrid(s.ov.LockWakeNs*s.asleep(waited)))
+			s.delayHolder(lk, onGrid(s.ov.LockWakeNs*s.asleep(waited)), "unlock wake")
 		}
 		return
 	}
@@ -272,30 +266,33 @@ func (s *state) spinOn(w *gor, d float64) bool {
 	return true
 }
 
-// delayHolder charges d (Overheads.LockWakeNs) to the goroutine whose
-// Unlock of lk just woke a parked waiter and an idle core for it: in Go
-// that Unlock readies the waiter and wakes an idle core's thread for it
-// before it returns (a futex wake, microseconds), while
-// the lock itself is already free. Where no core is idle, the waiter
-// only joins a run queue, which costs next to nothing, and nothing is
-// charged. The unlocker ran ahead of the current time only through
-// work that meets no other goroutine (it stops at every lock request
-// that comes after a pending event, this release among them), so moving
-// its pending event and its clock d later is exact. Nothing is charged
-// when the unlocker is not on a core any more or is the goroutine of the
-// event at hand (the Unlock came at the very time it acts again).
-func (s *state) delayHolder(lk *mutex, d float64) {
+// delayHolder charges d to the goroutine that holds lk or whose Unlock
+// of it is the event at hand, drawn as the overhead what, and reports
+// whether it did: an Unlock that woke a parked waiter and an idle core
+// for it (LockWakeNs: in Go that Unlock readies the waiter and wakes an
+// idle core's thread for it before it returns, a futex wake, while the
+// lock itself is already free; where no core is idle, the waiter only
+// joins a run queue, which costs next to nothing, and nothing is
+// charged), or one that must bring the lock's line back (see steal).
+// The holder ran ahead of the current time only through work that
+// meets no other goroutine (it stops at every lock request that comes
+// after a pending event), so moving its pending event and its clock d
+// later is exact. Nothing is charged when the holder is not on a core
+// any more or is the goroutine of the event at hand (the Unlock came at
+// the very time it acts again).
+func (s *state) delayHolder(lk *mutex, d float64, what string) bool {
 	if !(d > 0) {
-		return
+		return false
 	}
 	u, i := s.holderEvent(lk)
 	if i < 0 {
-		return
+		return false
 	}
-	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, "unlock wake", nil)
+	s.span(int(u.core), u.clock, u.clock+d, emulate.SpanOverhead, what, nil)
 	s.h[i].t += d
 	u.clock += d
 	s.h.down(i)
+	return true
 }
 
 // holderEvent returns lk's holder, when it is still on a core running
