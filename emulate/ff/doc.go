@@ -218,7 +218,7 @@
 //     by whole rounds of one chunk each in one step (lockstepPure): the
 //     chunks are alike, so which worker gets which does not matter, and
 //     a round lasts a chunk's period, or one serving time of the
-//     counter per worker where they queue at it (counterRound); with
+//     counter per worker where they queue at it (counterRounds); with
 //     spawn, once the spawner waits at the join, the cores draining
 //     spawned goroutines of such tasks from the ready queue advance by
 //     whole rounds of one goroutine each in one step (lockstepSpawnPure);

@@ -663,7 +663,7 @@ func (s *state) lockstepPure() bool {
 	// sequence number puts it after them). A worker further on (one
 	// whose task was longer) waits as a foreign event. A round lasts
 	// the period, or k of the counter's serving times where the k
-	// members ask for it faster than it serves (see counterRound).
+	// members ask for it faster than it serves (see counterRounds).
 	serve := s.serveNs
 	round := max(period, float64(len(members))*serve)
 	members, foreign, last = s.within(members, foreign, first, round, false)
@@ -675,22 +675,7 @@ func (s *state) lockstepPure() bool {
 	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
-	// Round 0 as fetch takes it: each member's fetch begins when both
-	// it and the line are there, and the member is back period after
-	// that. Its members' next requests (kept in their t) must all come
-	// after the last of its fetches, and from round 1 on the rounds
-	// must repeat (counterRound); round 1 is where members that queued
-	// at the counter have fallen into step.
-	line := tm.counterFree
-	for i := range members {
-		start := max(members[i].t, line)
-		line = start + serve
-		members[i].t = start + period
-	}
-	if members[0].t < last {
-		return false
-	}
-	round, free, ok := counterRound(members, period, serve, line)
+	round, free, ok := counterRounds(members, last, period, serve, tm.counterFree)
 	if !ok {
 		return false
 	}
@@ -719,32 +704,40 @@ func (s *state) lockstepPure() bool {
 	return true
 }
 
-// counterRound reports whether members, sorted by time, each about to
-// fetch from the team's counter and back for its next fetch period after
-// its fetch begins, fetch in rounds that repeat: every round the one
-// before shifted by the same length. Every fetch takes the counter's
-// line for serve (during which a fetch waits), free from free on, as
-// fetch charges it. The round is the period where the line keeps up,
-// k·serve where the members ask for it faster than it serves and
-// queue. It
-// works out the first round and the second and checks that the second
-// is the first shifted; by induction every later one is too. It returns
-// the round's length and when the line is free after the first round.
-func counterRound(members []stepper, period, serve, free float64) (round, after float64, ok bool) {
+// counterRounds takes members, sorted by time (the last at last), each
+// about to fetch from the team's counter and back for its next fetch
+// period after its fetch begins, through their round 0 of fetches as
+// fetch charges them: every fetch takes the counter's line for serve,
+// during which a fetch waits, the line free from free on. Each member's
+// t becomes its round-1 request. It reports whether the rounds from
+// round 1 on repeat, every one the one before shifted by round: the
+// period where the line keeps up, k·serve where the members ask for it
+// faster than it serves and queue (round 1 is where members that queued
+// have fallen into step). For that, every round-1 request must come
+// after round 0's last fetch, and round 2, worked out, must be round 1
+// shifted; by induction every later one is too. It returns the round's
+// length and when the line is free after round 1.
+func counterRounds(members []stepper, last, period, serve, free float64) (round, after float64, ok bool) {
 	round = max(period, float64(len(members))*serve)
-	if !isInt(round) || !isInt(free) {
+	line := free
+	for i := range members {
+		start := max(members[i].t, line)
+		line = start + serve
+		members[i].t = start + period
+	}
+	if members[0].t < last || !isInt(round) || !isInt(line) {
 		return 0, 0, false
 	}
-	// The first round's fetches begin at max(t, line free).
-	after = free
+	// Round 1's fetches begin at max(t, line free); then round 2's.
+	after = line
 	for _, m := range members {
 		after = max(m.t, after) + serve
 	}
-	line1, line2 := free, after
+	line1, line2 := line, after
 	for _, m := range members {
 		start := max(m.t, line1)
 		line1 = start + serve
-		next := start + period // its second fetch
+		next := start + period // its round-2 request
 		start2 := max(next, line2)
 		if next != m.t+round || start2 != start+round {
 			return 0, 0, false
