@@ -299,17 +299,22 @@ func (s *state) makeReady(g *gor, fresh bool) {
 
 // readied wakes an idle core for the fresh goroutine just queued, when
 // one is idle and no wake-up already in flight covers it (see
-// makeReady). With a wake step (chainNs), only one such wake-up is in
-// flight at a time, as Go wakes one idle P's thread (a spinning M) only
-// where none spins: the woken core, once it takes a goroutine, wakes
-// the next idle core for the ones still queued, chainNs later (see
-// wakeCore), so a team's workers start one after another.
-func (s *state) readied() {
+// makeReady), a wake-up latency on.
+func (s *state) readied() { s.wakeIdle(s.wake) }
+
+// wakeIdle wakes an idle core d from now for the fresh goroutines
+// queued, when one is idle and no wake-up in flight covers them (d <= 0:
+// the core takes one at once). With a wake step (chainNs), only one such
+// wake-up is in flight at a time, as Go wakes one idle P's thread (a
+// spinning M) only where none spins: the woken core, once it takes a
+// goroutine, wakes the next idle core for the ones still queued, chainNs
+// later (chainOn), so a team's workers start one after another.
+func (s *state) wakeIdle(d float64) {
 	if len(s.idle) == 0 || s.ready.len() <= s.waking || s.chainCore >= 0 {
 		return
 	}
 	core := s.popIdle()
-	if s.wake <= 0 {
+	if d <= 0 {
 		s.start(s.popReady(), core)
 		return
 	}
@@ -317,24 +322,16 @@ func (s *state) readied() {
 	if s.chainNs > 0 {
 		s.chainCore = int32(core)
 	}
-	s.wakeAt(core, s.now+s.wake, "wake")
+	s.wakeAt(core, s.now+d, "wake")
 }
 
-// chainOn continues the chain of wake-ups (see readied) from core, just
-// woken for a new goroutine: it wakes the next idle core, chainNs on,
-// where goroutines are still queued beyond the wake-ups in flight.
+// chainOn continues the chain of wake-ups (see wakeIdle) from core, just
+// woken for a new goroutine and given one.
 func (s *state) chainOn(core int) {
-	if s.chainCore != int32(core) {
-		return
+	if s.chainCore == int32(core) {
+		s.chainCore = -1
+		s.wakeIdle(s.chainNs)
 	}
-	s.chainCore = -1
-	if len(s.idle) == 0 || s.ready.len() <= s.waking {
-		return
-	}
-	next := s.popIdle()
-	s.chainCore = int32(next)
-	s.wakes++
-	s.wakeAt(next, s.now+s.chainNs, "wake")
 }
 
 // wakeAt wakes idle core (taken off the idle list) for a goroutine in

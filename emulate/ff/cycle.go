@@ -186,7 +186,7 @@ type periodEv struct {
 	// ends it a task's length later), rather than its end.
 	starting bool
 	// chain: a core's wake-up that goes on waking the next (see
-	// state.readied).
+	// state.wakeIdle).
 	chain bool
 }
 

@@ -160,7 +160,7 @@
 //     wakes one idle P's thread only where no other is spinning: the
 //     woken core, once it takes a goroutine, wakes the next idle core
 //     for the goroutines still queued, WakeStepNs later, so a team's
-//     workers start one after another (state.readied, chainOn);
+//     workers start one after another (state.wakeIdle, chainOn);
 //   - runnext back-off: the goroutine a running goroutine made ready
 //     last waits in its core's runnext slot (Go's newproc puts it
 //     there), and a woken core that finds only it in the ready queue

@@ -97,7 +97,7 @@ type state struct {
 	waking int // core wake-ups in flight
 	// chainNs is Overheads.WakeStepNs on the grid: where it is set, Go's
 	// scheduler wakes idle cores for new goroutines one at a time (see
-	// readied), and chainCore is the core whose wake-up for them is in
+	// wakeIdle), and chainCore is the core whose wake-up for them is in
 	// flight (-1: none).
 	chainNs   float64
 	chainCore int32
