@@ -30,7 +30,10 @@ func TestLineCosts(t *testing.T) {
 		// set the costs of the other four.
 		{"a switch", []float64{40, 42, 250, 39, 41}, []float64{5, 6, 110, 4, 7}, []float64{20, 22, 95, 21, 19}, 41, 6, 21},
 	} {
-		rs := &roundSet{lockMig: c.lock, chunkMig: c.chunk, chunkServe: c.serve}
+		rs := &roundSet{}
+		for i := range c.lock {
+			rs.lines = append(rs.lines, lineCost{c.lock[i], c.chunk[i], c.serve[i]})
+		}
 		got := rs.lineCosts(prof)
 		if got.LockMigrateNs != c.wantLock || got.ChunkMigrateNs != c.wantChk || got.ChunkServeNs != c.wantServ {
 			t.Errorf("%s: lock %v, chunk %v, serve %v; want %v, %v, %v", c.name, got.LockMigrateNs, got.ChunkMigrateNs, got.ChunkServeNs, c.wantLock, c.wantChk, c.wantServ)
@@ -74,8 +77,8 @@ func TestRoundsMeasureLineCosts(t *testing.T) {
 		if linesNow {
 			want = len(rs.serial)
 		}
-		if len(rs.lockMig) != want || len(rs.chunkMig) != want {
-			t.Errorf("LinesNow %v: %d and %d rounds measured the line costs, want %d (of %d kept)", linesNow, len(rs.lockMig), len(rs.chunkMig), want, len(rs.serial))
+		if len(rs.lines) != want {
+			t.Errorf("LinesNow %v: %d rounds measured the line costs, want %d (of %d kept)", linesNow, len(rs.lines), want, len(rs.serial))
 		}
 	}
 }
@@ -99,10 +102,8 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 	// Three cheap rounds' lock costs and three slow rounds' fetch costs:
 	// the medians apart come from different modes.
 	rs := &roundSet{
-		serial:     []float64{1, 1, 1, 1, 1},
-		lockMig:    []float64{40, 41, 42, 250, 251},
-		chunkMig:   []float64{20, 120, 121, 122, 21},
-		chunkServe: []float64{15, 60, 61, 62, 16},
+		serial: []float64{1, 1, 1, 1, 1},
+		lines:  []lineCost{{40, 20, 15}, {41, 120, 60}, {42, 121, 61}, {250, 122, 62}, {251, 21, 16}},
 	}
 	m := &measurer{}
 	opt := emulate.Options{Overheads: prof}
@@ -111,9 +112,9 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var speedups []float64
-	for i := range rs.lockMig {
+	for _, c := range rs.lines {
 		o := opt
-		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs, o.Overheads.ChunkServeNs = rs.lockMig[i], rs.chunkMig[i], rs.chunkServe[i]
+		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs, o.Overheads.ChunkServeNs = c.lockMig, c.chunkMig, c.chunkServe
 		r, err := emulate.Predict(e, tr, k.t, k.s, o)
 		if err != nil {
 			t.Fatal(err)

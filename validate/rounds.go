@@ -45,12 +45,11 @@ type roundSet struct {
 	// line holds each round's cost of a cache line's move (see
 	// Row.LineNs; none with one core).
 	line []float64
-	// lockMig, chunkMig and chunkServe hold each round's
-	// LockMigrateNs, ChunkMigrateNs and ChunkServeNs, measured after its
+	// lines holds each round's cache-line costs, measured after its
 	// parallel runs with Config.LinesNow (none without).
-	lockMig, chunkMig, chunkServe []float64
-	par, parCPU                   map[key][]float64
-	replays                       map[replayKey][]float64
+	lines       []lineCost
+	par, parCPU map[key][]float64
+	replays     map[replayKey][]float64
 	// replayErr holds the error of a key an emulator could not
 	// predict; it is not asked again.
 	replayErr map[replayKey]error
@@ -59,12 +58,22 @@ type roundSet struct {
 // round is one round's times before it is kept.
 type round struct {
 	serial, serialCPU, line float64
-	// migrated is set where lockMig, chunkMig and chunkServe were
-	// measured.
-	migrated                      bool
-	lockMig, chunkMig, chunkServe float64
-	par, parCPU                   map[key]float64
-	replays                       map[replayKey]float64
+	// migrated is set where lines was measured.
+	migrated    bool
+	lines       lineCost
+	par, parCPU map[key]float64
+	replays     map[replayKey]float64
+}
+
+// lineCost is what a cache line's move costs the constructs ff charges
+// for it, as calibrate.MeasureLineCosts measures them after a round's
+// parallel runs: Overheads.LockMigrateNs, ChunkMigrateNs and
+// ChunkServeNs.
+type lineCost struct{ lockMig, chunkMig, chunkServe float64 }
+
+// set puts c's costs into ov.
+func (c lineCost) set(ov *machine.Overheads) {
+	ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs = c.lockMig, c.chunkMig, c.chunkServe
 }
 
 // keep adds rd to the kept rounds.
@@ -75,9 +84,7 @@ func (rs *roundSet) keep(rd round, keys []key) {
 		rs.line = append(rs.line, rd.line)
 	}
 	if rd.migrated {
-		rs.lockMig = append(rs.lockMig, rd.lockMig)
-		rs.chunkMig = append(rs.chunkMig, rd.chunkMig)
-		rs.chunkServe = append(rs.chunkServe, rd.chunkServe)
+		rs.lines = append(rs.lines, rd.lines)
 	}
 	for _, k := range keys {
 		rs.par[k] = append(rs.par[k], rd.par[k])
@@ -88,29 +95,37 @@ func (rs *roundSet) keep(rd round, keys []key) {
 	}
 }
 
-// lineCosts returns ov with LockMigrateNs, ChunkMigrateNs and
-// ChunkServeNs the medians of the rounds' (unchanged where no round
-// measured them).
+// lineCosts returns ov with each line cost the median of the rounds'
+// (unchanged where no round measured them).
 func (rs *roundSet) lineCosts(ov machine.Overheads) machine.Overheads {
-	if len(rs.lockMig) > 0 {
-		ov.LockMigrateNs = robust.Median(rs.lockMig)
-		ov.ChunkMigrateNs = robust.Median(rs.chunkMig)
-		ov.ChunkServeNs = robust.Median(rs.chunkServe)
+	if len(rs.lines) == 0 {
+		return ov
 	}
+	median := func(cost func(lineCost) float64) float64 {
+		xs := make([]float64, len(rs.lines))
+		for i, c := range rs.lines {
+			xs[i] = cost(c)
+		}
+		return robust.Median(xs)
+	}
+	lineCost{
+		lockMig:    median(func(c lineCost) float64 { return c.lockMig }),
+		chunkMig:   median(func(c lineCost) float64 { return c.chunkMig }),
+		chunkServe: median(func(c lineCost) float64 { return c.chunkServe }),
+	}.set(&ov)
 	return ov
 }
 
-// roundCosts returns ov with each kept round's LockMigrateNs,
-// ChunkMigrateNs and ChunkServeNs in turn, one per round (none where no
-// round measured them).
+// roundCosts returns ov with each kept round's line costs in turn, one
+// per round (none where no round measured them).
 func (rs *roundSet) roundCosts(ov machine.Overheads) []machine.Overheads {
-	if len(rs.lockMig) != len(rs.serial) {
+	if len(rs.lines) != len(rs.serial) {
 		return nil
 	}
-	ovs := make([]machine.Overheads, len(rs.lockMig))
-	for i := range ovs {
+	ovs := make([]machine.Overheads, len(rs.lines))
+	for i, c := range rs.lines {
 		ovs[i] = ov
-		ovs[i].LockMigrateNs, ovs[i].ChunkMigrateNs, ovs[i].ChunkServeNs = rs.lockMig[i], rs.chunkMig[i], rs.chunkServe[i]
+		c.set(&ovs[i])
 	}
 	return ovs
 }
@@ -223,7 +238,7 @@ func (m *measurer) round(ctx context.Context, sub subject, tr *tree.Tree, keys [
 		if err != nil {
 			return rd, err
 		}
-		rd.migrated, rd.lockMig, rd.chunkMig, rd.chunkServe = true, ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs
+		rd.migrated, rd.lines = true, lineCost{ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs}
 		rd.line = ov.LockMigrateNs
 	} else {
 		rd.line = calibrate.LineMoveNs()
