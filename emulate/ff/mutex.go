@@ -381,14 +381,20 @@ func (s *state) lockWake(waited float64) float64 {
 	return d
 }
 
-// asleep is the share of lock waiters that waited waited ns (more than
-// LockSpinNs) and had parked, their thread asleep: 1 past the spin
-// window's ramp, rising linearly from 0 over it (see lockWake).
+// asleep is the share of lock waiters that waited waited ns and had
+// parked, their thread asleep: 0 within the spin window (a waiter that
+// parked at once there ran other goroutines meanwhile), 1 past the spin
+// window's ramp, rising linearly from 0 over it (see lockWake); without
+// a ramp (LockSpinRampNs ≤ 0) it steps from 0 to 1 at LockSpinNs.
 func (s *state) asleep(waited float64) float64 {
-	if spin, ramp := s.ov.LockSpinNs, s.ov.LockSpinRampNs; waited < spin+ramp {
-		return max(waited-spin, 0) / ramp
+	spin, ramp := s.ov.LockSpinNs, max(s.ov.LockSpinRampNs, 0)
+	switch {
+	case waited >= spin+ramp:
+		return 1
+	case ramp == 0:
+		return 0
 	}
-	return 1
+	return max(waited-spin, 0) / ramp
 }
 
 // readyLate makes g, woken from a parked wait, runnable now at the front

@@ -374,3 +374,29 @@ func TestSpinCheck(t *testing.T) {
 		t.Errorf("ideal lock: %v ns, want 30", r.parallel)
 	}
 }
+
+// TestAsleep checks the share of lock waiters counted asleep against
+// their wait, with a ramp after the spin window and without one (a
+// calibration that never saw half its waiters park fits none): 0 within
+// the window, 1 past it, never NaN.
+func TestAsleep(t *testing.T) {
+	for _, tc := range []struct {
+		spin, ramp, waited, want float64
+	}{
+		{1000, 200, 0, 0},
+		{1000, 200, 999, 0},
+		{1000, 200, 1100, 0.5},
+		{1000, 200, 1200, 1},
+		{1000, 200, 5000, 1},
+		{1000, 0, 0, 0},
+		{1000, 0, 999, 0},
+		{1000, 0, 1000, 1},
+		{1000, -50, 999, 0},
+		{1000, -50, 1000, 1},
+	} {
+		s := &state{ov: machine.Overheads{LockSpinNs: tc.spin, LockSpinRampNs: tc.ramp}}
+		if got := s.asleep(tc.waited); got != tc.want {
+			t.Errorf("spin %v ramp %v, waited %v: asleep %v, want %v", tc.spin, tc.ramp, tc.waited, got, tc.want)
+		}
+	}
+}
