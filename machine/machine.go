@@ -153,12 +153,15 @@ type Overheads struct {
 	// Unlock takes nanoseconds. Zero means not measured (a
 	// profile from before prophet measured it): nothing is charged.
 	LockWakeNs float64 `json:"lock_wake_ns,omitempty"`
-	// LockSwitchNs is how long a lock stays unused when it passes to a
-	// goroutine that parked for it while its core ran other goroutines,
-	// which must be switched in before it can go on (gopark, goready,
-	// the scheduler): measured as the time a lock-bound spawn of
-	// thousands of goroutines takes beyond its critical sections, per
-	// section (about a microsecond). With it, a lock waiter
+	// LockSwitchNs is what it takes to switch in a goroutine that
+	// parked for a lock while its core ran other goroutines (gopark,
+	// goready, the scheduler): measured as the time a lock-bound spawn
+	// of thousands of goroutines takes beyond its critical sections, per
+	// section (about a microsecond), where the mutex starves and hands
+	// the lock over directly, so that the lock stays unused while its
+	// new holder is switched in. In normal mode an Unlock only readies
+	// such a waiter and the lock stays free while it is switched in,
+	// for it to try again then. With it, a lock waiter
 	// whose core has other goroutines waiting parks at once instead of
 	// spinning, as sync.Mutex does (runtime_canSpin); a waiter that
 	// parked after spinning, its thread asleep, pays LockHandoffNs

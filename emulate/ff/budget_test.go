@@ -82,12 +82,13 @@ func TestLoneDynamic(t *testing.T) {
 
 // TestTooManyGoroutines checks that an emulation that would hold more
 // goroutines at once than its bound fails with emulate.ErrTooLarge: a
-// spawn loop of short tasks on a lock, whose spawner outruns the lock
-// and parks a goroutine for nearly every task; and that the same loop
+// spawn loop whose tasks hold a lock far longer than a spawn takes, so
+// that the spawner outruns the lock and nearly every goroutine waits
+// for it; and that the same loop
 // under a bound it stays within, or under a worksharing schedule (a
 // goroutine per thread), does not.
 func TestTooManyGoroutines(t *testing.T) {
-	sec := tree.Sec("loop", tree.Run(5000, tree.Task("t", tree.U(100), tree.L(1, 50), tree.U(100))))
+	sec := tree.Sec("loop", tree.Run(5000, tree.Task("t", tree.U(100), tree.L(1, 2000), tree.U(100))))
 	ov := machine.Default().Overheads
 	for _, c := range []struct {
 		sched string

@@ -420,6 +420,16 @@ func (s *state) run(g *gor) (float64, bool) {
 		g.resume = resNone
 		s.overhead(g, s.ov.JoinNs, "join", nil)
 	case resRetry:
+		if g.noSpin {
+			// g parked at once for its lock and a normal-mode Unlock
+			// readied it: it is switched in before it tries the lock
+			// again, which stays free for others meanwhile.
+			g.noSpin = false
+			s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+			if !s.at(g) {
+				return g.clock, true
+			}
+		}
 		g.resume = resNone
 		if !s.retry(g) {
 			return 0, false

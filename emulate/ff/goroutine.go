@@ -104,10 +104,13 @@ type gor struct {
 	// instead of spinning (sync.Mutex spins only while its P has nothing
 	// else to run: runtime_canSpin; a goroutine a waking core will take,
 	// such as a new team's worker, sits on another P); only with a
-	// goroutine switch cost (Overheads.LockSwitchNs). When g is given
-	// the lock it parked for so, its core ran other goroutines meanwhile,
-	// and it must be switched in before it can use the lock (holdLock
-	// charges LockSwitchNs and clears noSpin). A waiter that parked after
+	// goroutine switch cost (Overheads.LockSwitchNs). Its core ran other
+	// goroutines meanwhile, and g must be switched in before it can go
+	// on: woken by a normal-mode Unlock, before it tries the lock again,
+	// which stays free meanwhile (run, resRetry); handed the lock
+	// directly, before it uses the lock, which stays unused meanwhile
+	// (holdLock). Either charges LockSwitchNs and clears noSpin. A
+	// waiter that parked after
 	// spinning, its thread asleep, pays LockHandoffNs instead, which
 	// covers its switch.
 	noSpin bool

@@ -104,7 +104,8 @@ func (s *state) lock(i int32) *mutex { return s.lockList[i] }
 //   - Otherwise (normal mode, with LockHandoffNs > 0) the Unlock only
 //     wakes the first waiter: the lock is free, anybody may take it
 //     (barge) meanwhile, and the waiter runs after the time its parked
-//     thread takes to wake (lockWake; readyLate) and tries again
+//     thread takes to wake (lockWake; readyLate), or, one that parked at
+//     once, once it is switched in (LockSwitchNs), and tries again
 //     (retry); if the lock is taken then, it queues again at the front
 //     and parks, and once it has waited longer than StarvationNs in all
 //     the mutex starves.
@@ -463,14 +464,16 @@ func (s *state) retry(g *gor) bool {
 }
 
 // holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
-// of a waiter that parked (LockSwitchNs), the lock's own cost, the
-// critical section, and the release time, with a release event when
-// others wait for lk.
+// of a waiter that parked at once and was handed the lock directly
+// (LockSwitchNs), the lock's own cost, the critical section, and the
+// release time, with a release event when others wait for lk.
 func (s *state) holdLock(g *gor, lk *mutex) {
 	if g.noSpin {
-		// The lock is g's, but g parked at once: until it is switched
-		// in, nobody uses the lock. (g queued last for this lock, and
-		// queues again before it is given another.)
+		// The lock was handed to g (a starving mutex, or the ideal
+		// lock), but g parked at once: until it is switched in, nobody
+		// uses the lock. (g queued last for this lock, and queues again
+		// before it is given another.) A g woken in normal mode was
+		// switched in before it took the lock (run, resRetry).
 		g.noSpin = false
 		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
 	}

@@ -400,3 +400,35 @@ func TestAsleep(t *testing.T) {
 		}
 	}
 }
+
+// TestLockSwitchNormalMode checks, worked out by hand, that a goroutine
+// that parked at once for a lock and is woken by a normal-mode Unlock
+// does not own the lock while it is switched in: others take it
+// meanwhile (sync.Mutex: a woken waiter competes with new arrivals).
+// Four spawned tasks on 2 cores, spin window 5 µs with no ramp, checks
+// every 1250 ns, switch 100 ns, a hand-off latency (normal mode) that
+// nobody here waits long enough to pay:
+//
+//	core 1: a holds 0-1000. Core 0: b asks at 0 and parks at once (c
+//	and d wait for a core), c likewise, d computes 0-1050.
+//	1000: a's Unlock readies b, which core 1 switches in, 1000-1100.
+//	1050: d finds the lock free and takes it, 1050-1350.
+//	1100: b finds it taken, nobody waits for a core: b spins from
+//	1100 and sees the Unlock at its check, 2350: b 2350-3350.
+//	3350: b's Unlock readies c: switched in 3350-3450, c 3450-4450.
+//
+// Were the lock b's while it was switched in (a direct
+// hand-off), d would wait until 2300 and the loop end at 3700.
+func TestLockSwitchNormalMode(t *testing.T) {
+	sec := tree.Sec("s",
+		tree.Task("a", tree.L(1, 1000)), tree.Task("b", tree.L(1, 1000)), tree.Task("c", tree.L(1, 1000)),
+		tree.Task("d", tree.U(1050), tree.L(1, 300)))
+	ov := machine.Overheads{LockSpinNs: 5000, LockSwitchNs: 100, LockHandoffNs: 1}
+	r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "spawn"), 1, ov, 0, nil, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.parallel != 4450 {
+		t.Errorf("time %v, want 4450", r.parallel)
+	}
+}
