@@ -671,6 +671,11 @@ func (s *state) lockstepPure() bool {
 	if k < 2 {
 		return false
 	}
+	// Round 0 and at least one more must fit in what is left of the run.
+	nmax := (r.count - tm.cur.off) / (k * cs)
+	if nmax < 2 {
+		return false
+	}
 	sortSteppers(members)
 	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
@@ -680,7 +685,6 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	last1 := members[k-1].t
-	nmax := (r.count - tm.cur.off) / (k * cs)
 	if last1+float64(nmax)*round >= maxExact {
 		return false
 	}
