@@ -108,6 +108,13 @@ func checkPredictions(t *testing.T, tr *tree.Tree, m machine.Profile, burden fun
 			if math.IsNaN(res.Speedup) || math.IsInf(res.Speedup, 0) || res.Speedup < 0 || (res.Speedup == 0 && work > 0) {
 				t.Fatalf("ff, %d threads, %s: speedup %v", th, s, res.Speedup)
 			}
+			// No schedule runs the work faster than th cores share it
+			// out (costs and burdens only add; the noise model, which
+			// takes the recording's average hiccups out and draws its
+			// own, is off): a speedup above th means work was lost.
+			if m.Overheads.NoiseHz == 0 && res.Speedup > float64(th)*(1+1e-9) {
+				t.Fatalf("ff, %d threads, %s: speedup %v, above the thread count", th, s, res.Speedup)
+			}
 		}
 	}
 }
@@ -160,6 +167,9 @@ func FuzzTree(f *testing.F) {
 			t.Fatalf("analyze: %v", err)
 		}
 		checkPredictions(t, tr, machine.Default(), nil)
+		quiet := machine.Default()
+		quiet.Overheads.NoiseHz = 0
+		checkPredictions(t, tr, quiet, nil)
 		for _, r := range a.Regions {
 			for _, ch := range []analyze.Change{{Region: r.Name, Faster: 2}, {Region: r.Name, Parallelize: 3}} {
 				nt, err := analyze.WhatIf(tr, ch)
@@ -190,9 +200,14 @@ func FuzzMachine(f *testing.F) {
 	withMem, _ := json.Marshal(paper)
 	f.Add(withMem)
 	f.Add([]byte(`{"version":4,"overheads":{"noise_hz":1e5,"noise_p50_ns":1000,"noise_p90_ns":4000,"lock_handoff_ns":1e9}}`))
+	// A spin window without a ramp, and goroutines that park at once.
+	f.Add([]byte(`{"version":4,"overheads":{"lock_handoff_ns":1000,"lock_switch_ns":100,"lock_spin_ns":5000,"spawn_ns":50}}`))
 	sec := tree.Sec("stream", tree.Run(6, tree.Task("block", tree.U(200_000), tree.L(1, 3_000))))
 	sec.Counters = &tree.Counters{Instructions: 1e7, Cycles: 2e7, LLCMisses: 1e6, TimeNs: 4e6, Runs: 1}
-	tr := tree.New(tree.U(1000), sec, tree.Sec("nest", tree.Task("t", tree.Sec("in", tree.Run(3, tree.Task("u", tree.U(5000)))))))
+	// Spawned goroutines that meet at a short lock while others wait
+	// for a core park at once.
+	short := tree.Sec("short", tree.Run(40, tree.Task("s", tree.U(100), tree.L(2, 50), tree.U(100))))
+	tr := tree.New(tree.U(1000), sec, tree.Sec("nest", tree.Task("t", tree.Sec("in", tree.Run(3, tree.Task("u", tree.U(5000)))))), short)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(data)()
 		var m machine.Profile
