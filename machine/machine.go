@@ -157,9 +157,10 @@ type Overheads struct {
 	// parked for a lock while its core ran other goroutines (gopark,
 	// goready, the scheduler): measured as the time a lock-bound spawn
 	// of thousands of goroutines takes beyond its critical sections, per
-	// section (about a microsecond), where the mutex starves and hands
-	// the lock over directly, so that the lock stays unused while its
-	// new holder is switched in. In normal mode an Unlock only readies
+	// section (about a microsecond), where the mutex soon starves (its
+	// waiters wait longer than a millisecond) and hands the lock over
+	// directly, so that the lock stays unused while its new holder is
+	// switched in. In normal mode an Unlock only readies
 	// such a waiter and the lock stays free while it is switched in,
 	// for it to try again then. With it, a lock waiter
 	// whose core has other goroutines waiting parks at once instead of

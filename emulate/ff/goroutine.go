@@ -110,9 +110,8 @@ type gor struct {
 	// which stays free meanwhile (run, resRetry); handed the lock
 	// directly, before it uses the lock, which stays unused meanwhile
 	// (holdLock). Either charges LockSwitchNs and clears noSpin. A
-	// waiter that parked after
-	// spinning, its thread asleep, pays LockHandoffNs instead, which
-	// covers its switch.
+	// waiter that parked after spinning, its thread asleep, pays
+	// LockHandoffNs instead, which covers its switch.
 	noSpin bool
 	// debt is the work g has left before its next event when it was
 	// made to yield its core (resDebt).
