@@ -30,13 +30,15 @@ func WriteAnalysisJSON(w io.Writer, a *analyze.Analysis) error {
 // ShortLockNotes returns a sentence for each of a's short locks
 // (Analysis.ShortLocks): how long it is held at a time and for what
 // share of the work, against a spinning waiter's check, and that real
-// runs may meet at it far more often than the predictions have them do.
+// runs fall into one of two regimes at it from run to run, which a
+// prediction cannot tell apart: a real speedup may land far from ff's,
+// on either side.
 func ShortLockNotes(a *analyze.Analysis) []string {
 	var out []string
 	for _, l := range a.ShortLocks {
 		out = append(out, fmt.Sprintf("lock %d is held %s at a time, %.0f%% of the work, less than the %s between two checks of a goroutine spinning for it: "+
 			"threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, "+
-			"from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower",
+			"from run to run; the speedup bounds have them take turns, and a real speedup can land far from ff's, on either side",
 			l.ID, durNs(float64(l.HeldNs)/float64(l.Acquisitions)), 100*float64(l.HeldNs)/float64(a.WorkNs), durNs(a.Overheads.SpinCheckNs())))
 	}
 	return out

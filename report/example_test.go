@@ -77,7 +77,7 @@ func ExampleShortLockNotes() {
 		fmt.Println(n)
 	}
 	// Output:
-	// lock 1 is held 100 ns at a time, 33% of the work, less than the 760 ns between two checks of a goroutine spinning for it: threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, from run to run; ff and the speedup bounds have them take turns, so real speedups can be far lower
+	// lock 1 is held 100 ns at a time, 33% of the work, less than the 760 ns between two checks of a goroutine spinning for it: threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, from run to run; the speedup bounds have them take turns, and a real speedup can land far from ff's, on either side
 }
 
 // A what-if comparison of a loop before and after its tasks get twice as
