@@ -42,6 +42,12 @@ type Analysis struct {
 	// T1 over it.
 	BurdenedSpanNs      int64   `json:"burdened_span_ns"`
 	BurdenedParallelism float64 `json:"burdened_parallelism"`
+	// BurdenedForks is the most team starts on one path through the
+	// program (sections nested or one after another). Go wakes a team's
+	// idle cores one after another (Overheads.WakeStepNs), so on P
+	// threads each start on the path is later by (P−2) wake steps
+	// beyond the burdened span's charge, which the lower bound adds.
+	BurdenedForks int64 `json:"burdened_forks"`
 	// LockBound is T1 over the largest total time any one lock id is
 	// held: no schedule can beat it. Zero when the program takes no
 	// lock.
@@ -125,8 +131,9 @@ type Region struct {
 // Bound holds the speedup bounds for one thread count.
 type Bound struct {
 	Threads int `json:"threads"`
-	// Lower is Cilkview's estimate T1/(T1/P + burdened span), at most
-	// Upper.
+	// Lower is Cilkview's estimate T1/(T1/P + burdened span), with the
+	// wake chain's delay on P threads added to the burdened span (see
+	// the package documentation), at most Upper.
 	Lower float64 `json:"lower"`
 	// Upper is the work/span/lock upper bound.
 	Upper float64 `json:"upper"`
@@ -155,6 +162,7 @@ func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
 		SpanNs:         root.span,
 		Parallelism:    ratio(root.work, root.span),
 		BurdenedSpanNs: int64(math.Round(root.bspan)),
+		BurdenedForks:  int64(math.Round(root.forks)),
 		Tasks:          root.tasks,
 		Nodes:          a.nodes,
 		Overheads:      opt.Overheads,
@@ -256,8 +264,20 @@ func (a *Analysis) bound(p int) Bound {
 	if tp > 0 {
 		b.Upper = T1 / tp
 	}
-	b.Lower = min(T1/(T1/P+float64(a.BurdenedSpanNs)), b.Upper)
+	b.Lower = min(T1/(T1/P+float64(a.BurdenedSpanNs)+a.wakeChainNs(p)), b.Upper)
 	return b
+}
+
+// wakeChainNs is what the wake chain adds to the burdened span on p
+// threads: every team start on the path (BurdenedForks) has its last
+// worker woken p−2 wake steps after the second (Overheads.WakeStepNs;
+// nothing without one, or on two threads or fewer).
+func (a *Analysis) wakeChainNs(p int) float64 {
+	step := a.Overheads.WakeStepNs
+	if !(step > 0) || math.IsInf(step, 0) || p <= 2 {
+		return 0
+	}
+	return float64(a.BurdenedForks) * float64(p-2) * step
 }
 
 func ratio(w, s int64) float64 {
@@ -294,6 +314,9 @@ type info struct {
 	work  int64
 	span  int64
 	bspan float64
+	// forks is the most team starts on one path through the instance
+	// (nested sections one inside another, or one after another).
+	forks float64
 	tasks int64
 	path  []pathEnt // sorted by r
 	all   []allEnt  // sorted by r
@@ -359,6 +382,7 @@ func (a *analyzer) leafCost(n *tree.Node) float64 {
 type series struct {
 	cur, pend     int64
 	bcur, bpend   float64
+	forks         float64 // team starts one after another (see info.forks)
 	curPath       []pathEnt
 	pendPath      []pathEnt
 	curSelf       int64
@@ -400,6 +424,9 @@ func (a *analyzer) compose(n *tree.Node, s *series) error {
 			s.tasks += ci.tasks * reps
 			s.all.merge(ci.all, reps)
 			s.locks.merge(ci.locks, reps)
+			// Counted one after another even where nowait sections
+			// overlap: at most that many lie on one path.
+			s.forks += float64(reps) * ci.forks
 			if c.Nowait && !s.joinAllNowait {
 				// Repetition j's tasks end at cur + j·strand + span; the
 				// last one ends last.
@@ -491,7 +518,7 @@ func (a *analyzer) root(n *tree.Node) (*info, error) {
 		}
 	}
 	in := &info{
-		work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks,
+		work: s.work, span: s.cur, bspan: s.bcur, forks: s.forks, tasks: s.tasks,
 		path: s.curPath, all: s.all.sorted(), locks: s.locks.sorted(),
 	}
 	if hasLeaves {
@@ -531,7 +558,7 @@ func (a *analyzer) task(n *tree.Node) (*info, error) {
 		return nil, err
 	}
 	r := a.region(RegionName(n))
-	in := &info{work: s.work, span: s.cur, bspan: s.bcur, tasks: s.tasks, locks: s.locks.sorted()}
+	in := &info{work: s.work, span: s.cur, bspan: s.bcur, forks: s.forks, tasks: s.tasks, locks: s.locks.sorted()}
 	in.path = ownPath(s.curPath, r, s.curSelf, s.cur)
 	in.all = ownAll(s.all.sorted(), r, s.self, s.work, s.cur)
 	return in, nil
@@ -580,6 +607,7 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 				best, bestPrefix, bestPath = cand, prefix, ci.path
 			}
 			bbest = max(bbest, bprefix+a.taskCost+ci.bspan)
+			in.forks = max(in.forks, ci.forks)
 		default:
 			return nil, fmt.Errorf("%s node inside section %q", c.Kind, n.Name)
 		}
@@ -596,6 +624,7 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 	// (its median), the last one forked by the runnext back-off too:
 	// charged with the fork, as the emulators do.
 	in.bspan = max(bprefix, bbest) + max(a.ov.ForkNs, 0) + a.ov.LateStartNs()
+	in.forks++
 	if !n.Nowait {
 		in.bspan += max(a.ov.JoinNs, 0)
 	}

@@ -110,6 +110,24 @@ func TestBounds(t *testing.T) {
 		// Burdened span 1000+100+50+10 = 1160.
 		{"burdened", tree.New(tree.Sec("s", tree.Task("t", tree.U(1000)), tree.Task("t", tree.U(1000)))),
 			machine.Overheads{ForkNs: 100, JoinNs: 50, SpawnNs: 10, ChunkNs: 5}, 2, 2000.0 / (1000 + 1160), 2},
+		// The wake chain: one team start on the path, its last worker
+		// woken 6 steps of 100 ns after the second at P = 8: 4000 /
+		// (500 + 1000 + 600); at P = 2 no step.
+		{"wake chain P=8", tree.New(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(1000))))),
+			machine.Overheads{WakeStepNs: 100}, 8, 4000.0 / 2100, 4},
+		{"wake chain P=2", tree.New(tree.Sec("s", tree.Run(4, tree.Task("t", tree.U(1000))))),
+			machine.Overheads{WakeStepNs: 100}, 2, 4000.0 / 3000, 2},
+		// Two starts on the path, one inside the other: T1 = 4000, B =
+		// 1000 (the outer team's two tasks each run an inner team of
+		// two), chain 2 · 2 · 100 at P = 4: 4000 / (1000 + 1000 + 400).
+		{"nested wake chain P=4", tree.New(tree.Sec("outer", tree.Run(2, tree.Task("o",
+			tree.Sec("inner", tree.Run(2, tree.Task("i", tree.U(1000)))))))),
+			machine.Overheads{WakeStepNs: 100}, 4, 4000.0 / 2400, 4},
+		// Two starts one after another: the same count.
+		{"sequential wake chain P=4", tree.New(
+			tree.Sec("a", tree.Run(4, tree.Task("t", tree.U(500)))),
+			tree.Sec("b", tree.Run(4, tree.Task("t", tree.U(500))))),
+			machine.Overheads{WakeStepNs: 100}, 4, 4000.0 / 2400, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

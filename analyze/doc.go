@@ -57,9 +57,13 @@
 //     contention only lower the real speedup.
 //   - Lower bound (Cilkview's estimate). A greedy scheduler finishes in at
 //     most T1/P + B (Brent's bound with the burdened span), so speedup ≥
-//     T1/(T1/P + B). It is an estimate, not a guarantee: static schedules
-//     are not greedy, and waiting for contended locks is not in B. It is
-//     clamped to the upper bound.
+//     T1/(T1/P + B). Where the machine wakes a team's idle cores one after
+//     another (Overheads.WakeStepNs), the last of P workers starts P−2
+//     steps after the second, so each of the F team starts on one path
+//     (Analysis.BurdenedForks) adds that: speedup ≥ T1/(T1/P + B +
+//     F·(P−2)·WakeStepNs). It is an estimate, not a guarantee: static
+//     schedules are not greedy, and waiting for contended locks is not in
+//     B. It is clamped to the upper bound.
 //
 // # Burdened span
 //

@@ -98,6 +98,10 @@ func WriteAnalysisTable(w io.Writer, a *analyze.Analysis, most int) error {
 	ew.printf("burdened     span %s, parallelism %.2f (fork %s + wake-up %s, join %s, task %s, lock %s charged on the path)\n",
 		durNs(float64(a.BurdenedSpanNs)), a.BurdenedParallelism,
 		durNs(a.Overheads.ForkNs), durNs(a.Overheads.LateStartNs()), durNs(a.Overheads.JoinNs), durNs(max(a.Overheads.SpawnNs, a.Overheads.ChunkNs)), durNs(a.Overheads.LockNs))
+	if step := a.Overheads.WakeStepNs; step > 0 && a.BurdenedForks > 0 {
+		ew.printf("wake chain   %s a thread beyond two at each team start, %s on the path (in the lower bounds)\n",
+			durNs(step), count(a.BurdenedForks))
+	}
 	if a.LockBound > 0 {
 		l := a.Locks[0]
 		ew.printf("lock bound   %.2f (lock %d held %s over %s acquisitions)\n", a.LockBound, l.ID, durNs(float64(l.HeldNs)), count(l.Acquisitions))

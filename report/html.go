@@ -340,9 +340,14 @@ func analysisTables(v *view, a *analyze.Analysis, rs []emulate.Result, most int)
 		{"Parallelism T₁/T∞", fmt.Sprintf("%.2f", a.Parallelism)},
 		{"Burdened span (fork, wake-up, join, task and lock costs on the path)", durNs(float64(a.BurdenedSpanNs))},
 		{"Burdened parallelism", fmt.Sprintf("%.2f", a.BurdenedParallelism)},
-		{"Lock bound T₁/(longest total hold of one lock)", lock},
-		{"Tasks", count(a.Tasks)},
 	}
+	if step := a.Overheads.WakeStepNs; step > 0 && a.BurdenedForks > 0 {
+		v.Metrics = append(v.Metrics, [2]string{"Wake chain (a thread beyond two at each team start on the path; in the lower bounds)",
+			fmt.Sprintf("%s × %s starts", durNs(step), count(a.BurdenedForks))})
+	}
+	v.Metrics = append(v.Metrics,
+		[2]string{"Lock bound T₁/(longest total hold of one lock)", lock},
+		[2]string{"Tasks", count(a.Tasks)})
 	bestAt := map[int]float64{}
 	for _, r := range rs {
 		bestAt[r.Threads] = max(bestAt[r.Threads], r.Speedup)
