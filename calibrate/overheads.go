@@ -650,20 +650,25 @@ func chanOnce(n, t int) (send, recv time.Duration) {
 	return send, time.Duration(clock.Now() - start)
 }
 
-// spawnLoop starts n goroutines that each spin task ns, as par.For's
-// spawn does (one wg.Add, then a go statement per task), and returns the
-// spawner's time per go statement and the wall time per goroutine until
-// all have ended. The other cores meanwhile run the tasks they steal
-// from the spawner's run queue, and with that contention each go
-// statement costs more than on an idle machine (two to three times as
-// much as for empty goroutines).
+// spawnLoop starts n goroutines that each compute for task ns
+// (spinTask), as par.For's spawn does (one wg.Add, then a go statement
+// per task), and returns the spawner's time per go statement and the
+// wall time per goroutine until all have ended. The other cores
+// meanwhile run the tasks they steal from the spawner's run queue, and
+// with that contention each go statement costs more than on an idle
+// machine (two to three times as much as for empty goroutines).
+//
+// The tasks compute rather than spin on the clock because a program's
+// do, and goroutines whose tasks compute cost the cores more beyond
+// their tasks than goroutines whose tasks spin for as long.
 func spawnLoop(n int, task int64) (perGo, wall float64) {
 	var wg sync.WaitGroup
+	var sink atomic.Int64
 	wg.Add(n)
 	t0 := clock.Now()
 	for i := 0; i < n; i++ {
 		go func() {
-			spin.For(task)
+			computeTask(task, i, &sink)
 			wg.Done()
 		}()
 	}
@@ -671,6 +676,15 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 	wg.Wait()
 	t2 := clock.Now()
 	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
+}
+
+// computeTask computes for about ns nanoseconds (spin.Work on i), the
+// task of spawnLoop's goroutines; sink counts results that came out 0
+// (none does), which keeps the work from being optimized away.
+func computeTask(ns int64, i int, sink *atomic.Int64) {
+	if spin.Work(ns, uint64(i)+1) == 0 {
+		sink.Add(1)
+	}
 }
 
 // measureSpawn returns SpawnNs: the median of spawnTrials spawnLoop
@@ -738,9 +752,10 @@ func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (float64,
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
+		var sink atomic.Int64
 		t0 := clock.Now()
 		for j := 0; j < spawnPerTrial/10; j++ {
-			spin.For(task)
+			computeTask(task, j, &sink)
 		}
 		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
 		spin.Team(t, spin.WarmNs)
