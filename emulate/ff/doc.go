@@ -126,11 +126,15 @@
 //     With LockSwitchNs, a waiter whose core has other goroutines
 //     waiting (more than the cores being woken for them) parks at once
 //     instead of spinning, as sync.Mutex does (runtime_canSpin), and
-//     when it is given the lock it is switched in first (LockSwitchNs,
-//     during which nobody uses the lock): a spawn of
-//     many small tasks on one lock is bound by hold plus switch per
-//     task. A waiter that parked after spinning, its thread asleep,
-//     pays the hand-off latency instead, which covers its switch.
+//     must be switched in (LockSwitchNs) before it goes on: woken by a
+//     normal-mode Unlock, it is switched in on the core that takes it
+//     and then tries the lock, which anybody may take meanwhile (a
+//     woken waiter does not own a sync.Mutex); handed the lock directly
+//     (a starving mutex), it is switched in while nobody uses the lock,
+//     so that a spawn of many small tasks on one lock, which starves
+//     it, is bound by hold plus switch per task. A waiter that parked
+//     after spinning, its thread asleep, pays the hand-off latency
+//     instead, which covers its switch.
 //     When the waiter runs, it takes the lock if it is free,
 //     else it queues again at the front (Go queues a waiter that waited
 //     before LIFO) and parks. The hand-off latency has median
