@@ -77,14 +77,15 @@ const (
 //     tasks of a fifth of a microsecond make them take turns at the
 //     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
-//     new goroutine spinning 50 ns while the other cores, awake, steal
+//     new goroutine computing 50 ns while the other cores, awake, steal
 //     and run them as fast as they come (spawnLoop; the median of 7 such
 //     spawns: a trial that something else disturbed, at two to four
 //     times the others, would move a mean by a third and, through
 //     SpawnRunNs's task length, the split between the two costs);
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
-//     beyond its task, from spawn loops whose tasks are long enough
-//     that the cores, not the spawner, limit them (see measureSpawnRun);
+//     beyond its task, from spawn loops whose tasks (computing, as a
+//     program's do) are long enough that the cores, not the spawner,
+//     limit them (see measureSpawnRun);
 //     SpawnRunTaskNs that task's length, and SpawnRunSlope how much less
 //     a loop of short tasks costs each goroutine (see measureSpawnCosts);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
@@ -651,7 +652,7 @@ func chanOnce(n, t int) (send, recv time.Duration) {
 }
 
 // spawnLoop starts n goroutines that each compute for task ns
-// (spinTask), as par.For's spawn does (one wg.Add, then a go statement
+// (computeTask), as par.For's spawn does (one wg.Add, then a go statement
 // per task), and returns the spawner's time per go statement and the
 // wall time per goroutine until all have ended. The other cores
 // meanwhile run the tasks they steal from the spawner's run queue, and
