@@ -21,7 +21,9 @@ func analyzeCommand() *command {
 		long: `Computes from the program tree in FILE the work T1, the span T∞ (the
 critical path), the parallelism T1/T∞, the bound each lock puts on speedup,
 a burdened span that charges the costs of forking, joining and dispatching,
-and speedup bounds per thread count in the style of Cilkview. Then lists
+and speedup bounds per thread count in the style of Cilkview (the lower
+bounds also charge, where the machine profile has a wake step, Go's waking
+a team's idle cores one after another at every team start). Then lists
 every section and task name (region) with its work, span and work on the
 critical path, the region that limits scaling first, with the file:line
 where each was annotated when the profile recorded it.
