@@ -61,10 +61,11 @@ type Analysis struct {
 	// each time they do, many times what the lock is held for. Real runs
 	// of such a loop either take turns at the lock or meet at it at
 	// nearly every other acquisition, and which one a run falls into
-	// changes from run to run; the speedup bounds and ff's predictions,
-	// whose threads settle into turns, show only the first. For a
-	// program with such a lock, they are the upper end of what real runs
-	// give.
+	// changes from run to run. The speedup bounds, whose threads take
+	// turns, show only the first: for a program with such a lock they
+	// are the upper end of what real runs give. ff follows the threads'
+	// spin checks from the recorded lengths, and a real run may land on
+	// either side of its prediction.
 	ShortLocks []Lock `json:"short_locks,omitempty"`
 	// Sections are the top-level sections in program order.
 	Sections []Section `json:"sections"`
