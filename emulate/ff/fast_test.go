@@ -100,6 +100,10 @@ func TestShortcutsExact(t *testing.T) {
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40, WakeStepNs: 3, RunnextNs: 9},
 		// A chunk counter that serves faster than its line moves.
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 8, ChunkServeNs: 3, TaskCallNs: 1, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
+		// Goroutines that park at once for a lock while others wait for
+		// a core, switched in after a normal-mode wake-up or a direct
+		// hand-off (LockSwitchNs), with a short spin window.
+		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockHandoffNs: 40, LockSwitchNs: 20, LockSpinNs: 50, LockSpinRampNs: 10, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// Noise at a rate the test trees' short holds meet often.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9, NoiseHz: 2e6, NoiseP50Ns: 30, NoiseP90Ns: 90},
 	}
