@@ -446,21 +446,35 @@ func (s *state) retry(g *gor) bool {
 		s.holdLock(g, lk)
 		return true
 	}
-	s.steal(lk)
-	lk.waiters.pushFront(g)
-	g.resume = resLock
 	if g.parked {
 		g.reqAt = s.now
 	}
-	g.noSpin = s.parksAtOnce()
 	if s.now-g.waitStart > StarvationNs {
 		lk.starving = true
 	}
+	s.queue(g, lk, true)
+	return false
+}
+
+// queue makes g, whose Lock found lk taken, wait for it: the Lock may
+// take the lock's line from its holder (steal); g joins lk's waiters at
+// the front (a waiter that waited before, which Go queues LIFO) or the
+// back, parks at once where other goroutines wait for a core
+// (parksAtOnce), and leaves its core; lk's release gets an event if it
+// has none.
+func (s *state) queue(g *gor, lk *mutex, front bool) {
+	s.steal(lk)
+	if front {
+		lk.waiters.pushFront(g)
+	} else {
+		lk.waiters.pushBack(g)
+	}
+	g.resume = resLock
+	g.noSpin = s.parksAtOnce()
 	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
 		s.pushRelease(lk, max(lk.releaseAt, s.now))
 	}
 	s.leave(g, emulate.SpanLockWait)
-	return false
 }
 
 // holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
@@ -530,17 +544,11 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		s.take(g, lk, l, name, sec)
 		return true
 	}
-	s.steal(lk)
-	lk.waiters.pushBack(g)
-	g.resume, g.lock, g.lockL, g.reqAt, g.waitStart = resLock, lk, l, s.now, s.now
-	g.noSpin = s.parksAtOnce()
+	g.lock, g.lockL, g.reqAt, g.waitStart = lk, l, s.now, s.now
 	if s.spans != nil {
 		g.lockN = s.lockName(task, c)
 	}
-	if !lk.evPending && !math.IsInf(lk.releaseAt, 1) {
-		s.pushRelease(lk, max(lk.releaseAt, s.now))
-	}
-	s.leave(g, emulate.SpanLockWait)
+	s.queue(g, lk, false)
 	return false
 }
 
