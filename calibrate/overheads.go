@@ -308,18 +308,14 @@ func measureTaskCall(ctx context.Context) (float64, error) {
 	inline := func() float64 {
 		t0 := clock.Now()
 		for i := range lens {
-			if spin.Work(lens[i], uint64(i)+1) == 0 {
-				sink.Add(1) // never: only a seed of 0 mixes to 0
-			}
+			computeTask(lens[i], i, &sink)
 		}
 		return float64(clock.Now() - t0)
 	}
 	called := func() float64 {
 		t0 := clock.Now()
 		par.For(len(lens), 1, par.Schedule{Policy: par.Static}, func(i int) {
-			if spin.Work(lens[i], uint64(i)+1) == 0 {
-				sink.Add(1)
-			}
+			computeTask(lens[i], i, &sink)
 		})
 		return float64(clock.Now() - t0)
 	}
@@ -383,12 +379,19 @@ const (
 func workLoop(n, t int, sched par.Schedule, ns func(int) int64) float64 {
 	var sink atomic.Int64
 	start := clock.Now()
-	par.For(n, t, sched, func(i int) {
-		if spin.Work(ns(i), uint64(i)+1) == 0 {
-			sink.Add(1) // never: only a seed of 0 mixes to 0
-		}
-	})
+	par.For(n, t, sched, func(i int) { computeTask(ns(i), i, &sink) })
 	return float64(clock.Now() - start)
+}
+
+// computeTask computes for about ns nanoseconds on task i's index
+// (spin.Work), the task of calibrate's loops that compute; sink counts
+// results that came out 0 (none does: only a seed of 0 mixes to 0),
+// which keeps the work from being optimized away. It is inlined where
+// it is called, so that a loop of it runs the work inline.
+func computeTask(ns int64, i int, sink *atomic.Int64) {
+	if spin.Work(ns, uint64(i)+1) == 0 {
+		sink.Add(1)
+	}
 }
 
 // Chunk queue measurement: tasks per loop, and rounds; each task
@@ -677,15 +680,6 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 	wg.Wait()
 	t2 := clock.Now()
 	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
-}
-
-// computeTask computes for about ns nanoseconds (spin.Work on i), the
-// task of spawnLoop's goroutines; sink counts results that came out 0
-// (none does), which keeps the work from being optimized away.
-func computeTask(ns int64, i int, sink *atomic.Int64) {
-	if spin.Work(ns, uint64(i)+1) == 0 {
-		sink.Add(1)
-	}
 }
 
 // measureSpawn returns SpawnNs: the median of spawnTrials spawnLoop
