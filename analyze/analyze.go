@@ -163,7 +163,7 @@ func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
 		SpanNs:         root.span,
 		Parallelism:    ratio(root.work, root.span),
 		BurdenedSpanNs: int64(math.Round(root.bspan)),
-		BurdenedForks:  int64(math.Round(root.forks)),
+		BurdenedForks:  root.forks,
 		Tasks:          root.tasks,
 		Nodes:          a.nodes,
 		Overheads:      opt.Overheads,
@@ -317,7 +317,7 @@ type info struct {
 	bspan float64
 	// forks is the most team starts on one path through the instance
 	// (nested sections one inside another, or one after another).
-	forks float64
+	forks int64
 	tasks int64
 	path  []pathEnt // sorted by r
 	all   []allEnt  // sorted by r
@@ -383,7 +383,7 @@ func (a *analyzer) leafCost(n *tree.Node) float64 {
 type series struct {
 	cur, pend     int64
 	bcur, bpend   float64
-	forks         float64 // team starts one after another (see info.forks)
+	forks         int64 // team starts one after another (see info.forks)
 	curPath       []pathEnt
 	pendPath      []pathEnt
 	curSelf       int64
@@ -427,7 +427,7 @@ func (a *analyzer) compose(n *tree.Node, s *series) error {
 			s.locks.merge(ci.locks, reps)
 			// Counted one after another even where nowait sections
 			// overlap: at most that many lie on one path.
-			s.forks += float64(reps) * ci.forks
+			s.forks += reps * ci.forks
 			if c.Nowait && !s.joinAllNowait {
 				// Repetition j's tasks end at cur + j·strand + span; the
 				// last one ends last.
