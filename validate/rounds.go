@@ -71,6 +71,11 @@ type round struct {
 // ChunkServeNs.
 type lineCost struct{ lockMig, chunkMig, chunkServe float64 }
 
+// lineCostOf returns ov's line costs.
+func lineCostOf(ov machine.Overheads) lineCost {
+	return lineCost{ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs}
+}
+
 // set puts c's costs into ov.
 func (c lineCost) set(ov *machine.Overheads) {
 	ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs = c.lockMig, c.chunkMig, c.chunkServe
@@ -238,7 +243,7 @@ func (m *measurer) round(ctx context.Context, sub subject, tr *tree.Tree, keys [
 		if err != nil {
 			return rd, err
 		}
-		rd.migrated, rd.lines = true, lineCost{ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs}
+		rd.migrated, rd.lines = true, lineCostOf(ov)
 		rd.line = ov.LockMigrateNs
 	} else {
 		rd.line = calibrate.LineMoveNs()
