@@ -160,14 +160,13 @@ type Overheads struct {
 	// section (about a microsecond), where the mutex soon starves (its
 	// waiters wait longer than a millisecond) and hands the lock over
 	// directly, so that the lock stays unused while its new holder is
-	// switched in. In normal mode an Unlock only readies
-	// such a waiter and the lock stays free while it is switched in,
-	// for it to try again then. With it, a lock waiter
-	// whose core has other goroutines waiting parks at once instead of
-	// spinning, as sync.Mutex does (runtime_canSpin); a waiter that
-	// parked after spinning, its thread asleep, pays LockHandoffNs
-	// instead. Zero means not measured (a profile from before
-	// prophet measured it): neither is emulated.
+	// switched in. In normal mode an Unlock only readies such a waiter
+	// and the lock stays free while it is switched in, for it to try
+	// again then. With it, a lock waiter whose core has other goroutines
+	// waiting parks at once instead of spinning, as sync.Mutex does
+	// (runtime_canSpin); a waiter that parked after spinning, its
+	// thread asleep, pays LockHandoffNs instead. Zero means not measured
+	// (a profile from before prophet measured it): neither is emulated.
 	LockSwitchNs float64 `json:"lock_switch_ns,omitempty"`
 	// LockSpinNs and LockSpinRampNs are the spin window of a contended
 	// mutex: a waiter whose lock comes free within LockSpinNs of asking
