@@ -107,11 +107,13 @@
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache
 //     line moves over; a loop of short critical sections on several
-//     cores pays it at nearly every Lock); and LockMigrateNs once more
-//     at the Unlock of a hold during which a Lock came from another
-//     core while another waiter already spun (the waiters' Locks and
-//     checks took the line from the holder's core, and the Unlock
-//     brings it back; state.steal);
+//     cores pays it at nearly every Lock), and a share m/(m+2) of it
+//     more when m other goroutines wait for the lock on cores of their
+//     own (crowdShare: the waiters pull the line away); and
+//     LockMigrateNs once more at the Unlock of a hold during which a
+//     Lock came from another core while another waiter already spun
+//     (the waiters' Locks and checks took the line from the holder's
+//     core, and the Unlock brings it back; state.steal);
 //   - lock wake-ups (a waiter that parked runs long after the Unlock
 //     that wakes it, so that under contention the unlocker mostly takes
 //     the lock again first): the Unlock of a lock with waiters wakes the

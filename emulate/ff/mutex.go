@@ -43,13 +43,30 @@ type mutex struct {
 // from another core.
 func (lk *mutex) migrates(core int) bool { return lk.lastCore >= 0 && lk.lastCore != int32(core) }
 
-// migrateNs is what taking lk on core costs beyond LockNs (see take).
+// migrateNs is what taking lk on core costs beyond LockNs (see take):
+// LockMigrateNs when its cache line comes from another core, and more
+// the more cores wait for it (crowdShare).
 func (s *state) migrateNs(lk *mutex, core int) float64 {
-	if lk.migrates(core) {
-		return s.ov.LockMigrateNs
+	if !lk.migrates(core) {
+		return 0
 	}
-	return 0
+	d := s.ov.LockMigrateNs
+	if m := min(lk.waiters.len(), len(s.coreSince)-2); m > 0 {
+		d += d * crowdShare(m)
+	}
+	return d
 }
+
+// crowdShare is the share of one more cache-line move that a Lock pays,
+// on average, when m goroutines besides the new holder and the old one
+// wait for the lock, each on a core of its own: m/(m+2). The waiters'
+// checks and compare-and-swaps pull the lock's line to their cores, so
+// that the more cores are at the lock, the likelier the line is at
+// neither the releaser's nor the new holder's core when the new
+// holder's compare-and-swap comes. Waiting goroutines beyond the
+// team's other cores hold none, so m counts at most threads − 2; on two
+// threads it is always 0.
+func crowdShare(m int) float64 { return float64(m) / float64(m+2) }
 
 // hold records g as lk's holder until t.
 func (lk *mutex) hold(g *gor, t float64) {

@@ -292,25 +292,61 @@ func TestLockMigrate(t *testing.T) {
 // hold), and that a single waiter does not (a hand-off of two cores
 // costs one move, which the next Lock pays).
 func TestLockSteal(t *testing.T) {
-	ov := machine.Overheads{LockMigrateNs: 50}
+	ov := machine.Overheads{LockMigrateNs: 60}
 	// a holds 0-100; b asks at 0 and spins; c asks at 10, while b
-	// spins: a's Unlock pays 50, the lock is free at 150; b takes it
-	// on another core, 200-300; c, who asked during a's hold, not
-	// b's, takes it at 300 on another core: 350-450. Without c's
-	// request during a's hold: 100, 150-250, 300-400.
+	// spins: a's Unlock pays 60, the lock is free at 160; b takes it
+	// on another core while c waits (60 and a third of 60 for the
+	// crowd, crowdShare(1)), 240-340; c, who asked during a's hold,
+	// not b's, takes it at 340 on another core: 400-500. Without c's
+	// request during a's hold: 100, 160-260, 320-420.
 	three := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)), tree.Task("c", tree.U(10), tree.L(1, 100)))
-	// c asks at 120, during b's hold (150-250), while nobody else
-	// spins: no steal; c takes it at 250 + 50, 300-400.
+	// c asks at 120, during b's hold (160-260), while nobody else
+	// spins: no steal; c takes it at 260 + 60, 320-420.
 	late := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)), tree.Task("c", tree.U(120), tree.L(1, 100)))
 	for _, tc := range []struct {
 		name string
 		sec  *tree.Node
 		want float64
 	}{
-		{"second waiter during the hold", three, 450},
-		{"one waiter at a time", late, 400},
+		{"second waiter during the hold", three, 500},
+		{"one waiter at a time", late, 420},
 	} {
 		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 3, rule(t, "static"), 1, ov, 0, nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
+// TestLockCrowd checks, worked out by hand, that a Lock taken on another
+// core while m more goroutines wait pays crowdShare(m) of another
+// LockMigrateNs, with m counting at most the team's threads less two.
+func TestLockCrowd(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 60}
+	four := tree.Sec("s", tree.Task("a", tree.L(1, 100)), tree.Task("b", tree.L(1, 100)),
+		tree.Task("c", tree.L(1, 100)), tree.Task("d", tree.L(1, 100)))
+	for _, tc := range []struct {
+		name    string
+		threads int
+		sec     *tree.Node
+		want    float64
+	}{
+		// a holds 0-100 and pays 60 at its Unlock for the Locks of
+		// b, c and d (steal): free at 160. b takes it with c and d
+		// waiting: 60 + 60·2/4, 250-350; c with d waiting: 60 +
+		// 60·1/3, 430-530; d alone: 60, 590-690.
+		{"four cores", 4, four, 690},
+		// The same on three cores: a, b and c ask at 0, d after a's
+		// task, at 160 (after the steal): b takes the lock with c
+		// and d waiting, but only one of them can be on a core of
+		// its own: 60 + 60·1/3, 240-340; c with d waiting: 60 +
+		// 60·1/3, 420-520; d: 580-680.
+		{"three cores", 3, four, 680},
+	} {
+		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, rule(t, "static:1"), 1, ov, 0, nil, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
