@@ -424,6 +424,9 @@ func (m *measurer) finish(rep *Report) {
 	if note := lineNote(rep.Rows, cfg.Machine.Overheads.LockMigrateNs, cfg.LinesNow); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
+	if note := recordingNote(rep.Rows); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	rep.Summary = Summarize(rep.Rows)
 	rep.ElapsedNs = int64(time.Since(m.start))
 }
@@ -455,6 +458,51 @@ func lineNote(rows []Row, profileNs float64, linesNow bool) string {
 		return said + "; ff charged dynamic chunks and short critical sections what was measured beside the runs, and a prediction from the profile alone differs where those costs matter (see docs/measurements.md)"
 	}
 	return said + ", and ff charged dynamic chunks and short critical sections at the profile's; calibrate again in the state the programs run in, or see docs/measurements.md"
+}
+
+// RecordingWidth is how far, relative to the plain serial run's time, a
+// generated sample's recorded work may lie before recordingNote names
+// it.
+const RecordingWidth = 0.1
+
+// recordingNote says, where generated samples' recorded work
+// (Row.RecordedNs) lies more than RecordingWidth off their plain serial
+// runs' time (Row.SerialNs), how many and how far, and what that does
+// to the predictions: the profiler subtracts from every interval its own
+// cost per event as measured when it starts, so on a machine whose clock
+// reads cost more in the loop than then (or vary) the tasks are
+// recorded longer than they run. Where a loop's parallel time follows
+// its tasks, the serial time and the parallel time grow alike and the
+// speedup stays; where it follows a lock, the spawner or a dynamic
+// counter instead, the predicted speedups move by about the ratio.
+// The bundled kernels are left out: their plain serial runs do more
+// than their recordings hold (first touches, setup). Otherwise it
+// returns "".
+func recordingNote(rows []Row) string {
+	type sample struct{ test, name string }
+	seen := map[sample]bool{}
+	var n, off int
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		k := sample{r.Test, r.Sample}
+		if r.Test == Examples || seen[k] || r.RecordedNs <= 0 || r.SerialNs <= 0 {
+			continue
+		}
+		seen[k] = true
+		n++
+		if x := r.RecordedNs / r.SerialNs; math.Abs(x-1) > RecordingWidth {
+			off++
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if off == 0 {
+		return ""
+	}
+	said := fmt.Sprintf("%d of %d samples were recorded at %.2f to %.2f times what their plain serial runs took", off, n, lo, hi)
+	if off == 1 {
+		said = fmt.Sprintf("1 of %d samples was recorded at %.2f times what its plain serial runs took", n, lo)
+	}
+	return said + " (the recorded/serial column): most likely the profiler's cost per event, measured as it starts, differed from what its annotations cost in the loop; where a loop is bound by a lock, its spawner or a dynamic counter rather than by its tasks, its predicted speedups are off by about that ratio"
 }
 
 // DefaultTolerance is the compression tolerance of validation's

@@ -368,3 +368,29 @@ func TestLineNote(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingNote checks which generated samples recordingNote counts
+// as recorded off their plain serial runs, once per sample, and that it
+// leaves the bundled kernels out.
+func TestRecordingNote(t *testing.T) {
+	row := func(test, sample string, recorded, serial float64) Row {
+		return Row{Test: test, Sample: sample, RecordedNs: recorded, SerialNs: serial}
+	}
+	for _, c := range []struct {
+		name string
+		rows []Row
+		want string // "" for no note, else its opening
+	}{
+		{"faithful", []Row{row("fine", "0", 105, 100), row("fine", "1", 92, 100)}, ""},
+		{"one long", []Row{row("fine", "0", 120, 100), row("fine", "1", 100, 100)}, "1 of 2 samples was recorded at 1.20 times"},
+		{"long and short", []Row{row("fine", "0", 150, 100), row("test1", "0", 80, 100), row("fine", "1", 100, 100)}, "2 of 3 samples were recorded at 0.80 to 1.50 times"},
+		{"a sample's rows count once", []Row{row("fine", "0", 130, 100), row("fine", "0", 130, 100), row("fine", "1", 100, 100)}, "1 of 2 samples was"},
+		{"kernels left out", []Row{row(Examples, "cg", 65, 100), row("fine", "1", 100, 100)}, ""},
+		{"nothing measured", []Row{row("fine", "0", 0, 100)}, ""},
+	} {
+		got := recordingNote(c.rows)
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: recordingNote = %q, want it to open with %q", c.name, got, c.want)
+		}
+	}
+}

@@ -54,7 +54,14 @@ between two cores costs (the "line ns" column), and a note says when the
 runs met a machine that moved them at another speed than the machine
 profile records (some cloud VMs switch between a fast and a slow mode
 over minutes). --lines-now has ff charge the costs measured there
-instead of the profile's.`,
+instead of the profile's.
+
+A note also says when generated samples were recorded more than 10% off
+the time their plain serial runs take (the "recorded/serial" column of
+--rows), most likely on a machine whose clock reads cost more in a
+loop than when the profiler measured them; that moves the predictions
+of loops bound by a lock, their spawner or a dynamic counter by about
+that ratio.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
