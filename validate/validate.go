@@ -468,10 +468,10 @@ const RecordingWidth = 0.1
 // recordingNote says, where generated samples' recorded work
 // (Row.RecordedNs) lies more than RecordingWidth off their plain serial
 // runs' time (Row.SerialNs), how many and how far, and what that does
-// to the predictions: the profiler subtracts from every interval its own
-// cost per event as measured when it starts, so on a machine whose clock
-// reads cost more in the loop than then (or vary) the tasks are
-// recorded longer than they run. Where a loop's parallel time follows
+// to the predictions. The profiler subtracts from every interval its own
+// cost per event as measured when it starts, so that on a machine whose
+// clock reads cost more in the loop than then (or vary), for one, the
+// tasks are recorded longer than they run. Where a loop's parallel time follows
 // its tasks, the serial time and the parallel time grow alike and the
 // speedup stays; where it follows a lock, the spawner or a dynamic
 // counter instead, the predicted speedups move by about the ratio.
