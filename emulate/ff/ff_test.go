@@ -535,10 +535,7 @@ func TestOverheadsCharged(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, rule(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, tc.sec, tc.threads, tc.sched, tc.ov, 0)
 		got := [6]int{r.nFork, r.nJoin, r.nChunk, r.nSpawn, r.nLock, r.nHandoff}
 		if got != tc.counts {
 			t.Errorf("%s: charged fork, join, chunk, spawn, lock, handoff %v times, want %v", tc.name, got, tc.counts)
@@ -798,6 +795,18 @@ func mustCompile(t testing.TB, sec *tree.Node) *prog {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// emulateSec emulates sec once on threads under schedule sched with
+// overheads ov and wake-up latency wake, no timeline, as the hand-worked
+// tests do; an error fails the test.
+func emulateSec(t testing.TB, sec *tree.Node, threads int, sched string, ov machine.Overheads, wake float64) sectionRun {
+	t.Helper()
+	r, err := emulateOnce(nil, mustCompile(t, sec), threads, rule(t, sched), 1, ov, wake, nil, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestSectionsRotate checks Sections' wake-up sample rotation on the

@@ -73,10 +73,7 @@ func TestMutexModel(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, "static"), 1, tc.ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, tc.sec, 2, "static", tc.ov, 0)
 		if r.parallel != tc.want || r.nHandoff != tc.handoffs {
 			t.Errorf("%s: time %v with %d hand-offs, want %v with %d", tc.name, r.parallel, r.nHandoff, tc.want, tc.handoffs)
 		}
@@ -116,10 +113,7 @@ func TestStarvationYield(t *testing.T) {
 		{5, 2400005},
 		{50, 2400010},
 	} {
-		r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, tc.wake, nil, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := emulateSec(t, sec, 2, "static", ov, tc.wake)
 		if r.parallel != tc.want || r.nHandoff != 168 {
 			t.Errorf("wake-up latency %v: time %v with %d hand-offs, want %v with 168", tc.wake, r.parallel, r.nHandoff, tc.want)
 		}
@@ -192,10 +186,7 @@ func TestHandoffSpread(t *testing.T) {
 		{"p90 run", 2000, 102.476},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, barge), 2, rule(t, "static"), 1, ov, tc.wake, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, barge, 2, "static", ov, tc.wake)
 		want := 10010 + tc.second + 10
 		if math.Abs(r.parallel-want) > 0.002 || r.nHandoff != 2 {
 			t.Errorf("%s: time %v with %d hand-offs, want %.3f with 2", tc.name, r.parallel, r.nHandoff, want)
@@ -225,10 +216,7 @@ func TestLockNoise(t *testing.T) {
 		{"no locks", tree.Sec("s", tree.Task("a", tree.U(750000)), tree.Task("b", tree.U(750000))), 750000},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, tc.sec, 2, "static", ov, 0)
 		if r.parallel != tc.want {
 			t.Errorf("%s: time %v, want %v", tc.name, r.parallel, tc.want)
 		}
@@ -249,10 +237,7 @@ func TestLockSwitch(t *testing.T) {
 		sw, want float64
 	}{{0, 3000}, {100, 3100}} {
 		ov := machine.Overheads{LockSpinNs: 5000, LockSwitchNs: tc.sw}
-		r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "spawn"), 1, ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := emulateSec(t, sec, 2, "spawn", ov, 0)
 		if r.parallel != tc.want {
 			t.Errorf("LockSwitchNs %v: time %v, want %v", tc.sw, r.parallel, tc.want)
 		}
@@ -293,10 +278,7 @@ func TestLockMigrate(t *testing.T) {
 		// 60·1/3, 420-520; d: 580-680.
 		{"three cores", 3, four, 680},
 	} {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), tc.threads, rule(t, "static:1"), 1, ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := emulateSec(t, tc.sec, tc.threads, "static:1", ov, 0)
 		if r.parallel != tc.want {
 			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
 		}
@@ -328,10 +310,7 @@ func TestLockSteal(t *testing.T) {
 		{"second waiter during the hold", three, 500},
 		{"one waiter at a time", late, 420},
 	} {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 3, rule(t, "static"), 1, ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := emulateSec(t, tc.sec, 3, "static", ov, 0)
 		if r.parallel != tc.want {
 			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
 		}
@@ -348,10 +327,7 @@ func TestSpinCheck(t *testing.T) {
 	// b asked at 1, spins, checks at 1 + 725 and takes the lock, free
 	// since 25: 726-736.
 	sec := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(5), tree.L(1, 10)), tree.Task("b", tree.U(1), tree.L(1, 10)))
-	r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := emulateSec(t, sec, 2, "static", ov, 0)
 	if r.parallel != 736 || r.nHandoff != 0 {
 		t.Errorf("%v ns, %d hand-offs; want 736 and none", r.parallel, r.nHandoff)
 	}
@@ -363,7 +339,7 @@ func TestSpinCheck(t *testing.T) {
 	// 3513-3523, one hand-off.
 	parks := tree.Sec("s", tree.Task("a", tree.L(1, 10), tree.U(700), tree.L(1, 100), tree.U(600), tree.L(1, 100),
 		tree.U(600), tree.L(1, 100), tree.U(600), tree.L(1, 700)), tree.Task("b", tree.U(1), tree.L(1, 10)))
-	if r, _ := emulateOnce(nil, mustCompile(t, parks), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 3523 || r.nHandoff != 1 {
+	if r := emulateSec(t, parks, 2, "static", ov, 0); r.parallel != 3523 || r.nHandoff != 1 {
 		t.Errorf("spins used up: %v ns, %d hand-offs; want 3523 and 1", r.parallel, r.nHandoff)
 	}
 	// The window measured (LockSpinNs, 2800) short of the last check
@@ -374,7 +350,7 @@ func TestSpinCheck(t *testing.T) {
 	late := tree.Sec("s", tree.Task("a", tree.L(1, 2850)), tree.Task("b", tree.U(1), tree.L(1, 10)))
 	lastCheck := ov
 	lastCheck.LockSpinNs, lastCheck.LockCheckNs = 2800, 725
-	if r, _ := emulateOnce(nil, mustCompile(t, late), 2, rule(t, "static"), 1, lastCheck, 0, nil, 0, 0); r.parallel != 2911 || r.nHandoff != 0 {
+	if r := emulateSec(t, late, 2, "static", lastCheck, 0); r.parallel != 2911 || r.nHandoff != 0 {
 		t.Errorf("last check past the window: %v ns, %d hand-offs; want 2911 and none", r.parallel, r.nHandoff)
 	}
 	// Of two spinners, the one whose check comes first after the Unlock
@@ -382,13 +358,13 @@ func TestSpinCheck(t *testing.T) {
 	// b asked at 1 (next check 1451), c at 300 (next check 1025): c
 	// 1025-1035, then b 1451-1461.
 	first := tree.Sec("s", tree.Task("a", tree.L(1, 1000)), tree.Task("b", tree.U(1), tree.L(1, 10)), tree.Task("c", tree.U(300), tree.L(1, 10)))
-	if r, _ := emulateOnce(nil, mustCompile(t, first), 3, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 1461 {
+	if r := emulateSec(t, first, 3, "static", ov, 0); r.parallel != 1461 {
 		t.Errorf("first checker: %v ns, want 1461", r.parallel)
 	}
 	// The ideal lock (no hand-off cost) passes it at once: b 10-20, a
 	// asks at 15 and gets it at 20: 20-30.
 	ov.LockHandoffNs = 0
-	if r, _ := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "static"), 1, ov, 0, nil, 0, 0); r.parallel != 30 {
+	if r := emulateSec(t, sec, 2, "static", ov, 0); r.parallel != 30 {
 		t.Errorf("ideal lock: %v ns, want 30", r.parallel)
 	}
 }
@@ -442,10 +418,7 @@ func TestLockSwitchNormalMode(t *testing.T) {
 		tree.Task("a", tree.L(1, 1000)), tree.Task("b", tree.L(1, 1000)), tree.Task("c", tree.L(1, 1000)),
 		tree.Task("d", tree.U(1050), tree.L(1, 300)))
 	ov := machine.Overheads{LockSpinNs: 5000, LockSwitchNs: 100, LockHandoffNs: 1}
-	r, err := emulateOnce(nil, mustCompile(t, sec), 2, rule(t, "spawn"), 1, ov, 0, nil, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := emulateSec(t, sec, 2, "spawn", ov, 0)
 	if r.parallel != 4450 {
 		t.Errorf("time %v, want 4450", r.parallel)
 	}

@@ -95,10 +95,7 @@ func TestGoIdioms(t *testing.T) {
 		{"errgroup run", "errgroup", four, machine.Overheads{SpawnNs: 1e6, SpawnRunNs: 0.5e6}, 24.5e6},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, tc.sched), 1, tc.ov, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, tc.sec, 2, tc.sched, tc.ov, 0)
 		if r.parallel != tc.want {
 			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
 		}
@@ -179,10 +176,7 @@ func TestSetupOncePerWorker(t *testing.T) {
 		{"two setups", "static:1", two, 5e6},
 	}
 	for _, tc := range tests {
-		r, err := emulateOnce(nil, mustCompile(t, tc.sec), 2, rule(t, tc.sched), 1, machine.Overheads{}, 0, nil, 0, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		r := emulateSec(t, tc.sec, 2, tc.sched, machine.Overheads{}, 0)
 		if r.parallel != tc.want {
 			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
 		}
