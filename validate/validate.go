@@ -471,12 +471,12 @@ const RecordingWidth = 0.1
 // to the predictions. The profiler subtracts from every interval its own
 // cost per event as measured when it starts, so that on a machine whose
 // clock reads cost more in the loop than then (or vary), for one, the
-// tasks are recorded longer than they run. Where a loop's parallel time follows
-// its tasks, the serial time and the parallel time grow alike and the
-// speedup stays; where it follows a lock, the spawner or a dynamic
-// counter instead, the predicted speedups move by about the ratio.
-// The bundled kernels are left out: their plain serial runs do more
-// than their recordings hold (first touches, setup). Otherwise it
+// tasks are recorded longer than they run. Where a loop's parallel time
+// follows its tasks, the serial time and the parallel time grow alike
+// and the speedup stays; where it follows a lock, the spawner or a
+// dynamic counter instead, the predicted speedups move by about the
+// ratio. The bundled kernels are left out: their plain serial runs do
+// more than their recordings hold (first touches, setup). Otherwise it
 // returns "".
 func recordingNote(rows []Row) string {
 	type sample struct{ test, name string }

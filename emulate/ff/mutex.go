@@ -51,7 +51,7 @@ func (s *state) migrateNs(lk *mutex, core int) float64 {
 		return 0
 	}
 	d := s.ov.LockMigrateNs
-	if m := min(lk.waiters.len(), len(s.coreSince)-2); m > 0 {
+	if m := min(lk.waiters.len(), s.t-2); m > 0 {
 		d += d * crowdShare(m)
 	}
 	return d
