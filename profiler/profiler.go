@@ -196,6 +196,11 @@ type Profiler struct {
 // recorded in the tree's Meta.
 func Start(opt Options) (*Profiler, error) {
 	p := &Profiler{opt: opt, nsPerTick: 1, sums: map[string]*sums{}, hookAt: math.MaxInt64}
+	// Write the event buffer once now: the pages of a fresh allocation
+	// are mapped at their first write, and each of those page faults
+	// (microseconds on a VM) would otherwise fall into an interval of
+	// the first bufLen events, one every page's worth of records.
+	clear(p.buf[:])
 	if !opt.Adopt {
 		p.owner.Store(gid.G())
 	}
