@@ -17,6 +17,12 @@
 // per-event cost at Start, on the same code path with no work between
 // events, and subtracts it from every interval, clamping at zero. The sum
 // of all U and L lengths is then the run's time without the annotations.
+// On machines whose clock read also keeps the core from overlapping the
+// end of one task with the start of the next (some virtual machines), a
+// loop of short tasks runs slower annotated than plain by more than the
+// reads' own cost; Start measures that loss too (Profiler.OverlapLossNs,
+// 0 where reads overlap the work) and takes it from each task's last
+// interval, at most all of it.
 // Two kinds of interval become no node of their own but join the next
 // interval, which keeps the total exact: intervals shorter than two
 // events' cost (clock noise around zero), and, inside a section but

@@ -3,9 +3,12 @@ package profiler
 import (
 	"math"
 	"math/bits"
+	"sync/atomic"
 
+	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/internal/spin"
 )
 
 // fracBits is the number of fractional bits of the fixed-point lengths.
@@ -78,3 +81,44 @@ func measureEventCost(tsc bool) float64 {
 	s.n = 0
 	return robust.Median(means)
 }
+
+// measureOverlapLoss returns, in clock ticks, how much longer a loop of
+// short computing tasks takes per task with a clock read between
+// consecutive tasks than without, beyond what the reads take back to
+// back: the overlap of one task's last instructions with the next one's
+// first that a read there takes away (see Profiler.OverlapLossNs). It is
+// the median over batches, each timing the three loops one after the
+// other, and at least 0: where reads overlap the work, a loop with them
+// takes less than the two apart.
+func measureOverlapLoss(tsc bool) float64 {
+	const batches, tasks, workNs = 9, 500, 100
+	read := clock.Now
+	if tsc {
+		read = clock.Ticks
+	}
+	var sink uint64
+	loss := make([]float64, 0, batches)
+	for range batches {
+		t0 := read()
+		for i := range tasks {
+			sink += spin.Work(workNs, uint64(i)+1)
+		}
+		t1 := read()
+		for i := range tasks {
+			sink += spin.Work(workNs, uint64(i)+1)
+			sink += uint64(read())
+		}
+		t2 := read()
+		for range tasks {
+			sink += uint64(read())
+		}
+		t3 := read()
+		loss = append(loss, float64((t2-t1)-(t1-t0)-(t3-t2))/tasks)
+	}
+	overlapSink.Add(sink)
+	return max(robust.Median(loss), 0)
+}
+
+// overlapSink keeps measureOverlapLoss's loops from being optimized
+// away.
+var overlapSink atomic.Uint64

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/parallel-prophet/prophet/tree"
@@ -174,6 +175,84 @@ func TestNetFixedPoint(t *testing.T) {
 				if f := float64(raw)*p.nsPerTick - p.costNs; raw < 1<<40 && f > 0 && math.Abs(float64(got)-f) > 1+1e-6*f {
 					t.Fatalf("net(%d) = %d, float formula %.3f", raw, got, f)
 				}
+			}
+		})
+	}
+}
+
+// TestOverlapLossAtTaskEnds checks that the overlap loss comes off
+// each task's last interval, at most all of it, and off the measured
+// total with it.
+func TestOverlapLossAtTaskEnds(t *testing.T) {
+	cases := []struct {
+		name   string
+		lossNs int64
+		want   []int64 // leaf lengths
+		lost   int64
+	}{
+		// root U, task a (U, L, U), task b (U), root U
+		{"none", 0, []int64{100, 200, 50, 40, 300, 100}, 0},
+		{"30 ns", 30, []int64{100, 200, 50, 10, 270, 100}, 60},
+		// a's last interval (40 ns) goes whole and is carried as 0
+		{"more than a's end", 60, []int64{100, 200, 50, 240, 100}, 100},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := scripted(0, 1)
+			p.lossNs = tc.lossNs
+			p.feed(
+				record{t: 100, op: opSecBegin, name: "s"},
+				record{t: 0, op: opTaskBegin, name: "a"},
+				record{t: 200, op: opLockBegin, arg: 1},
+				record{t: 50, op: opLockEnd, arg: 1},
+				record{t: 40, op: opTaskEnd},
+				record{t: 0, op: opTaskBegin, name: "b"},
+				record{t: 300, op: opTaskEnd},
+				record{t: 0, op: opSecEnd},
+				record{t: 100, op: opStop},
+			)
+			tr, err := p.finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := leafLens(tr.Root); !slices.Equal(got, tc.want) {
+				t.Errorf("leaf lengths %v, want %v", got, tc.want)
+			}
+			if want := 790 - tc.lost; tr.Meta.MeasuredNs != want {
+				t.Errorf("MeasuredNs = %d, want %d", tr.Meta.MeasuredNs, want)
+			}
+			if got := tree.Work(tr.Root); got != tr.Meta.MeasuredNs {
+				t.Errorf("work %d, want the measured %d", got, tr.Meta.MeasuredNs)
+			}
+		})
+	}
+}
+
+// TestOverlapLossOption checks which loss Start takes: the one given,
+// none where the event cost is given or a negative loss asks for none.
+func TestOverlapLossOption(t *testing.T) {
+	cases := []struct {
+		name string
+		opt  Options
+		want float64
+	}{
+		{"given", Options{OverlapLossNs: 25}, 25},
+		{"given with the event cost", Options{EventCostNs: 10, OverlapLossNs: 25}, 25},
+		{"event cost given", Options{EventCostNs: 10}, 0},
+		{"none asked for", Options{OverlapLossNs: -1}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opt.NoCounters, tc.opt.NoPin = true, true
+			p, err := Start(tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.OverlapLossNs(); got != tc.want {
+				t.Errorf("OverlapLossNs() = %v, want %v", got, tc.want)
 			}
 		})
 	}

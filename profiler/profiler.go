@@ -67,6 +67,13 @@ type Options struct {
 	// EventCostNs, when positive, is used as the per-event cost instead
 	// of measuring it at Start.
 	EventCostNs float64
+	// OverlapLossNs, when positive, is used instead of measuring at
+	// Start how much of the overlap between consecutive short tasks a
+	// clock read takes away (see Profiler.OverlapLossNs); negative:
+	// none is subtracted. With EventCostNs given and this zero, none is
+	// subtracted either, so that a recording with both costs given is
+	// the same on every machine.
+	OverlapLossNs float64
 	// SecGapNs: an interval inside a section but outside its tasks (the
 	// loop control between two TaskEnd and TaskBegin calls) shorter than
 	// this is not a U node of the section: it joins the next interval, so
@@ -142,6 +149,9 @@ type Profiler struct {
 	nsPerTick float64
 	costTicks float64
 	costNs    float64
+	// lossNs is subtracted from the last interval of every task, at
+	// most all of it (see OverlapLossNs); lost sums what was.
+	lossNs, lost int64
 	// net lengths in fixed point, 2^-32 ns (see setRate and net)
 	tickQ    int64 // ns per tick
 	costQ    int64 // ns per event
@@ -262,6 +272,13 @@ func Start(opt Options) (*Profiler, error) {
 		p.costNs = p.costTicks
 	}
 	p.setRate(p.nsPerTick, p.costNs)
+	switch {
+	case opt.OverlapLossNs > 0:
+		p.lossNs = int64(math.Round(opt.OverlapLossNs))
+	case opt.OverlapLossNs < 0 || opt.EventCostNs > 0:
+	default:
+		p.lossNs = int64(math.Round(measureOverlapLoss(p.tsc) * p.nsPerTick))
+	}
 	if p.tsc {
 		p.clock = fmt.Sprintf("tsc (rdtsc, %.4f GHz measured against %s)", 1/p.nsPerTick, clock.Name)
 	} else {
@@ -583,6 +600,17 @@ func (p *Profiler) SetupEnd() {
 	}
 }
 
+// OverlapLossNs returns how much is subtracted from the last interval
+// of every task (at most all of it), in nanoseconds. Where a clock read
+// stops the core from starting the next task's instructions before the
+// last ones of the task before it complete, as on some virtual
+// machines, a loop of short tasks runs slower annotated than plain, and
+// each task would be recorded longer by that loss of overlap than it
+// takes in the program's own loop. Start measures it (a loop of short
+// computing tasks with and without a clock read between them, beyond
+// the read's own cost); where reads overlap the work, it is 0.
+func (p *Profiler) OverlapLossNs() float64 { return float64(p.lossNs) }
+
 // EventCostNs returns the per-event cost that is subtracted from every
 // interval.
 func (p *Profiler) EventCostNs() float64 { return p.costNs }
@@ -686,7 +714,10 @@ func (p *Profiler) finish() (*tree.Tree, error) {
 			}
 		}
 	}
-	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs
+	if p.lossNs > 0 {
+		clockNote += fmt.Sprintf("; %d ns taken from each task's end: the overlap with the next task that a clock read there takes away", p.lossNs)
+	}
+	measured := float64(p.rawTicks)*p.nsPerTick - float64(p.events+1)*p.costNs - float64(p.lost)
 	program := p.opt.Program
 	if program == "" {
 		program = strings.Join(os.Args, " ")

@@ -144,25 +144,25 @@ func TestShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spin(2000)
+	busy(2000)
 	p.SecBegin("outer")
 	for i := range 3 {
 		p.TaskBegin("row")
-		spin(1000)
+		busy(1000)
 		if i == 1 {
 			p.LockBegin(5)
-			spin(500)
+			busy(500)
 			p.LockEnd(5)
 		}
 		p.SecBegin("inner")
 		p.TaskBegin("cell")
-		spin(300)
+		busy(300)
 		p.TaskEnd()
 		p.SecEnd(true)
 		p.TaskEnd()
 	}
 	p.SecEnd(false)
-	spin(1000)
+	busy(1000)
 	tr, err := p.Stop()
 	if err != nil {
 		t.Fatal(err)
@@ -218,8 +218,8 @@ func TestShape(t *testing.T) {
 	}
 }
 
-// spin busy-waits about n loop iterations.
-func spin(n int) int {
+// busy busy-waits about n loop iterations.
+func busy(n int) int {
 	x := 0
 	for i := range n {
 		x += i ^ x>>3

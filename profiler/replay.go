@@ -30,7 +30,7 @@ func (p *Profiler) apply(r *record) {
 		p.b.BeginTask(r.name)
 		p.push(Task, r.name, 0, p.events)
 	case r.op == opTaskEnd && top.Kind == Task:
-		p.closeInterval(raw, Task)
+		p.closeTask(raw)
 		p.b.EndTask()
 		p.stack = p.stack[:len(p.stack)-1]
 	default:
@@ -84,7 +84,7 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 			p.mismatch("TaskEnd", ev, top)
 			return
 		}
-		p.closeInterval(raw, Task)
+		p.closeTask(raw)
 		p.b.EndTask()
 		p.stack = p.stack[:len(p.stack)-1]
 	case opLockBegin:
@@ -136,11 +136,25 @@ func (p *Profiler) push(k Kind, name string, id int, ev int64) {
 	a.Kind, a.Name, a.ID, a.Event = k, name, id, ev
 }
 
+// closeTask closes a task's last interval (closeInterval) less the
+// overlap a clock read took away there (lossNs), at most all of it.
+func (p *Profiler) closeTask(raw int64) {
+	ns := p.net(raw)
+	l := min(p.lossNs, ns)
+	p.lost += l
+	p.closeNet(ns-l, Task)
+}
+
 // closeInterval adds an interval outside any lock to the open node, whose
 // kind is open (0: the root), or, when it is shorter than minU (secGap in
 // a section), carries it to the next one.
 func (p *Profiler) closeInterval(raw int64, open Kind) {
-	ns := p.net(raw) + p.carry
+	p.closeNet(p.net(raw), open)
+}
+
+// closeNet is closeInterval for an interval of net ns.
+func (p *Profiler) closeNet(net int64, open Kind) {
+	ns := net + p.carry
 	least := p.minU
 	if open == Sec {
 		least = p.secGap
