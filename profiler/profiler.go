@@ -276,6 +276,7 @@ func Start(opt Options) (*Profiler, error) {
 	case opt.OverlapLossNs > 0:
 		p.lossNs = int64(math.Round(opt.OverlapLossNs))
 	case opt.OverlapLossNs < 0 || opt.EventCostNs > 0:
+		// None: asked for, or the costs are given (see Options).
 	default:
 		p.lossNs = int64(math.Round(measureOverlapLoss(p.tsc) * p.nsPerTick))
 	}
