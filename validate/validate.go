@@ -469,9 +469,11 @@ const RecordingWidth = 0.1
 // (Row.RecordedNs) lies more than RecordingWidth off their plain serial
 // runs' time (Row.SerialNs), how many and how far, and what that does
 // to the predictions. The profiler subtracts from every interval its own
-// cost per event as measured when it starts, so that on a machine whose
-// clock reads cost more in the loop than then (or vary), for one, the
-// tasks are recorded longer than they run. Where a loop's parallel time
+// cost per event, and from every task's end the overlap its clock read
+// takes away, both as measured when it starts, so that on a machine
+// whose clock reads cost more or less in the loop than then (or vary),
+// for one, the tasks are recorded longer or shorter than they run; a
+// plain run that other load slowed reads low too. Where a loop's parallel time
 // follows its tasks, the serial time and the parallel time grow alike
 // and the speedup stays; where it follows a lock, the spawner or a
 // dynamic counter instead, the predicted speedups move by about the
@@ -502,7 +504,7 @@ func recordingNote(rows []Row) string {
 	if off == 1 {
 		said = fmt.Sprintf("1 of %d samples was recorded at %.2f times what its plain serial runs took", n, lo)
 	}
-	return said + " (the recorded/serial column): most likely the profiler's cost per event, measured as it starts, differed from what its annotations cost in the loop; where a loop is bound by a lock, its spawner or a dynamic counter rather than by its tasks, its predicted speedups are off by about that ratio"
+	return said + " (the recorded/serial column): most likely what the profiler takes off for its own events, measured as it starts, differed from what they cost in the loop (or, below 1, other load slowed the plain runs); where a loop is bound by a lock, its spawner or a dynamic counter rather than by its tasks, its predicted speedups are off by about that ratio"
 }
 
 // DefaultTolerance is the compression tolerance of validation's
