@@ -54,7 +54,12 @@
 // memory more often than a run of identical ones. Each spin's request
 // is also dithered over about a clock read's step, so that leaves of
 // one length overshoot by the spin's mean cost, not all by the same
-// part of a clock read.
+// part of a clock read. A task's first and last leaves compute
+// (spin.Work) instead of spinning; Work does a fixed amount of
+// computation at the rate measured when the program started, which on a
+// virtual machine can lie a third off the core's speed later, so before
+// its replays the Emulator measures that factor (spin.WorkScale) and
+// scales the computed leaves' requests by it.
 //
 // The Emulator wakes the cores up (t goroutines spin for spin.WarmNs: on
 // a virtual machine a core that has been idle for a while is slow to

@@ -85,10 +85,10 @@ const (
 // costs the program's, where a spin hides part of it. A longer first
 // leaf spins once the fetch has completed (spin.ForOrdered): next to it
 // the fetch hardly counts.
-func (a *acct) u(ns int64, w *machine.Walk) { a.leaf(ns, w, false) }
+func (a *acct) u(ns int64, w *costs) { a.leaf(ns, w, false) }
 
 // leaf is u for a leaf that is its task's last item where last is set.
-func (a *acct) leaf(ns int64, w *machine.Walk, last bool) {
+func (a *acct) leaf(ns int64, w *costs, last bool) {
 	a.walk += w.NodeNs
 	a.busy += ns
 	d := a.dither(w.SpinNs / 2)
@@ -96,7 +96,7 @@ func (a *acct) leaf(ns int64, w *machine.Walk, last bool) {
 		switch {
 		case (a.ordered || last) && x+w.SpinNs <= workMaxNs:
 			// Computed, for the time the spin would take.
-			a.seed = spin.Work(int64(x+w.SpinNs), a.seed)
+			a.seed = spin.Work(int64((x+w.SpinNs)*w.scale()), a.seed)
 		case a.ordered:
 			spin.ForOrdered(int64(x))
 		default:
@@ -134,11 +134,28 @@ const workMaxNs = 2000
 // apart.
 const ditherSeed = 0x9E3779B97F4A7C15
 
+// costs are a replay's walking costs and the scale of its computed
+// leaves' requests to spin.Work (spin.WorkScale, measured before the
+// replays: Work's rate as measured when the program started can be a
+// third off the core's speed later).
+type costs struct {
+	machine.Walk
+	workScale float64
+}
+
+// scale returns workScale, or 1 where it is not set (0).
+func (c *costs) scale() float64 {
+	if c.workScale > 0 {
+		return c.workScale
+	}
+	return 1
+}
+
 // replayer replays plans with one schedule, thread count and walk cost.
 type replayer struct {
 	sched   par.Schedule
 	threads int
-	walk    machine.Walk
+	walk    costs
 	// accts recycles the accounts of spawnTeam's goroutines. An
 	// account declared in each spawned task would escape to the heap
 	// (the replay recurses through nested sections), and the replay

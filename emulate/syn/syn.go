@@ -269,9 +269,11 @@ func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sch
 	prev := runtime.GOMAXPROCS(threads)
 	defer runtime.GOMAXPROCS(prev)
 
-	// Measure each section's own walking cost (sectionWalk) the first
-	// time it is replayed, wake the cores up (see spin.WarmNs), then
-	// replay every plan once untimed.
+	// Measure how Work's requests must scale to take their time now
+	// (spin.WorkScale) and each section's own walking cost
+	// (sectionWalk) the first time it is replayed, wake the cores up
+	// (see spin.WarmNs), then replay every plan once untimed.
+	scale := spin.WorkScale()
 	rs := make([]*replayer, len(plans))
 	for i, plan := range plans {
 		w := walk
@@ -279,12 +281,12 @@ func (e *Emulator) measure(secs []*tree.Node, plans []*secPlan, threads int, sch
 			k := walkKey{secs[i], callNs}
 			c, ok := e.walks[k]
 			if !ok {
-				c = sectionWalk(plan, walk, callNs)
+				c = sectionWalk(plan, walk, callNs, scale)
 				e.walks[k] = c
 			}
 			w = c
 		}
-		rs[i] = &replayer{sched: sched, threads: threads, walk: w}
+		rs[i] = &replayer{sched: sched, threads: threads, walk: costs{w, scale}}
 	}
 	spin.Team(threads, spin.WarmNs)
 	for i, plan := range plans {

@@ -169,7 +169,7 @@ func TestReplayVisitsEveryNode(t *testing.T) {
 	for _, s := range allSchedules {
 		for _, w := range []machine.Walk{{NodeNs: 1}, {CallNs: 1}} {
 			var a acct
-			(&replayer{sched: s, threads: 1, walk: w}).sec(sp, &a)
+			(&replayer{sched: s, threads: 1, walk: costs{w, 1}}).sec(sp, &a)
 			want := nodes
 			if w.CallNs == 1 {
 				want = calls
@@ -221,7 +221,7 @@ func TestSpinsAbsorbWalk(t *testing.T) {
 		}
 		for _, s := range allSchedules {
 			var a acct
-			(&replayer{sched: s, threads: 1, walk: machine.Walk{NodeNs: tc.nodeNs, SpinNs: tc.spinNs}}).sec(sp, &a)
+			(&replayer{sched: s, threads: 1, walk: costs{machine.Walk{NodeNs: tc.nodeNs, SpinNs: tc.spinNs}, 1}}).sec(sp, &a)
 			want := tc.residual
 			if s.PerTask() && tc.spawn != 0 {
 				want = tc.spawn
@@ -277,13 +277,13 @@ func TestTeamWalkIsMostLoadedWorker(t *testing.T) {
 	}
 	// static at 2 threads: each worker visits 2 tasks × 2 nodes.
 	var a acct
-	(&replayer{sched: par.Schedule{Policy: par.Static}, threads: 2, walk: machine.Walk{NodeNs: 1}}).sec(sp, &a)
+	(&replayer{sched: par.Schedule{Policy: par.Static}, threads: 2, walk: costs{machine.Walk{NodeNs: 1}, 1}}).sec(sp, &a)
 	if a.walk != 4 {
 		t.Errorf("team walk %v, want 4 (most loaded worker)", a.walk)
 	}
 	// spawn at 2 threads: 4 goroutines of 2 nodes; total/threads = 4.
 	a = acct{}
-	(&replayer{sched: par.Schedule{Policy: par.Spawn}, threads: 2, walk: machine.Walk{NodeNs: 1}}).sec(sp, &a)
+	(&replayer{sched: par.Schedule{Policy: par.Spawn}, threads: 2, walk: costs{machine.Walk{NodeNs: 1}, 1}}).sec(sp, &a)
 	if a.walk != 4 {
 		t.Errorf("spawn walk %v, want 4 (total / threads)", a.walk)
 	}
@@ -594,7 +594,7 @@ func TestSectionWalkFewVisits(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		if got := sectionWalk(sp, base, 0); got != base {
+		if got := sectionWalk(sp, base, 0, 1); got != base {
 			t.Errorf("%v: got %+v, want the given %+v", sec.Children[0].Name, got, base)
 		}
 		if d := time.Since(start); d > 10*time.Millisecond {
@@ -605,7 +605,7 @@ func TestSectionWalkFewVisits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sectionWalk(sp, base, 0); got.NodeNs < -base.SpinNs || got.NodeNs > sectionWalkMaxNs || got.CallNs != got.NodeNs || got.SpinNs != base.SpinNs {
+	if got := sectionWalk(sp, base, 0, 1); got.NodeNs < -base.SpinNs || got.NodeNs > sectionWalkMaxNs || got.CallNs != got.NodeNs || got.SpinNs != base.SpinNs {
 		t.Errorf("measured %+v: out of bounds", got)
 	}
 }
@@ -663,6 +663,22 @@ func TestTaskComputesItsEnds(t *testing.T) {
 		r.task(&taskPlan{items: c.items}, &a, i)
 		if a.seed != c.want {
 			t.Errorf("%s: the leaves computed to %#x, want %#x", c.name, a.seed, c.want)
+		}
+		// With Work's requests scaled by 2 (a core twice as fast as
+		// when Work's rate was measured), each computed leaf asks for
+		// twice its length.
+		twice := c.want
+		switch c.name {
+		case "one short leaf", "long, then short", "short, long, long":
+			twice = spin.Work(2*short, seed)
+		case "short, long, short":
+			twice = spin.Work(2*short, spin.Work(2*short, seed))
+		}
+		a = acct{}
+		r.walk.workScale = 2
+		r.task(&taskPlan{items: c.items}, &a, i)
+		if a.seed != twice {
+			t.Errorf("%s, Work scaled by 2: the leaves computed to %#x, want %#x", c.name, a.seed, twice)
 		}
 		if a.ordered {
 			t.Errorf("%s: ordered %v after the task", c.name, a.ordered)

@@ -51,10 +51,11 @@ func MeasureWalk() machine.Walk {
 	// shortened by their own cost, as in every replay, so what is left
 	// beyond the work is the walk.
 	spinNs := measureSpin()
+	scale := spin.WorkScale()
 	fTimes := make([]float64, 0, walkRepeats)
 	nTimes := make([]float64, 0, walkRepeats)
 	for k := range walkRepeats + 1 {
-		f, n := timeReplay(fp, spinNs), timeReplay(np, spinNs)
+		f, n := timeReplay(fp, spinNs, scale), timeReplay(np, spinNs, scale)
 		if k > 0 { // the first round warms up
 			fTimes, nTimes = append(fTimes, f), append(nTimes, n)
 		}
@@ -137,7 +138,7 @@ const (
 // amount that depends on the request's length against the clock's step,
 // and many distinct tasks reach the plan's memory more often than a run
 // of identical ones.
-func sectionWalk(sp *secPlan, base machine.Walk, callNs float64) machine.Walk {
+func sectionWalk(sp *secPlan, base machine.Walk, callNs, workScale float64) machine.Walk {
 	p := sp.prefix(sectionWalkNs)
 	nodes, calls, tasks := counts(p)
 	if nodes+calls < sectionWalkMinVisits {
@@ -146,7 +147,7 @@ func sectionWalk(sp *secPlan, base machine.Walk, callNs float64) machine.Walk {
 	spinNs := base.SpinNs
 	times := make([]float64, 0, sectionWalkRepeats)
 	for k := range sectionWalkRepeats + 1 {
-		d := timeReplay(p, spinNs)
+		d := timeReplay(p, spinNs, workScale)
 		if p.work > sectionWalkOnceNs {
 			times = append(times, d)
 			break
@@ -160,10 +161,11 @@ func sectionWalk(sp *secPlan, base machine.Walk, callNs float64) machine.Walk {
 }
 
 // timeReplay replays plan once at one thread, with spin delays
-// shortened by spinNs and no walk accounted, and returns its wall time
-// less the drift it ended with (acct.u): the work and the walk.
-func timeReplay(plan *secPlan, spinNs float64) float64 {
-	r := &replayer{sched: par.Schedule{Policy: par.Static}, threads: 1, walk: machine.Walk{SpinNs: spinNs}}
+// shortened by spinNs, computed leaves scaled by workScale (see costs)
+// and no walk accounted, and returns its wall time less the drift it
+// ended with (acct.u): the work and the walk.
+func timeReplay(plan *secPlan, spinNs, workScale float64) float64 {
+	r := &replayer{sched: par.Schedule{Policy: par.Static}, threads: 1, walk: costs{machine.Walk{SpinNs: spinNs}, workScale}}
 	var a acct
 	start := clock.Now()
 	r.sec(plan, &a)

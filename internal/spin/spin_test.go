@@ -165,3 +165,28 @@ func ExampleWork() {
 	fmt.Println(sum != 0)
 	// Output: true
 }
+
+// TestWorkScale checks that WorkScale is a positive, finite factor
+// within the spread a core's speed has on a shared machine (a factor of
+// four either way is far outside it), and that Work scaled by it for 2
+// ms takes at least half that (a lower bound: losing the core only makes
+// it longer).
+func TestWorkScale(t *testing.T) {
+	s := WorkScale()
+	if !(s > 0.25 && s < 4) {
+		t.Fatalf("WorkScale() = %v, want a factor near 1", s)
+	}
+	t0 := clock.Now()
+	Work(int64(2e6*s), 1)
+	if d := clock.Now() - t0; d < 1e6 {
+		t.Errorf("Work(2 ms × %.3f) took %d ns, want about 2 ms", s, d)
+	}
+}
+
+func ExampleWorkScale() {
+	// A replay that must compute for 500 ns now, whatever the core's
+	// speed was when Work's rate was measured.
+	x := Work(int64(500*WorkScale()), 1)
+	fmt.Println(x != 0)
+	// Output: true
+}

@@ -74,3 +74,26 @@ func measureWorkRound() float64 {
 // workProbe is how many rounds measureWorkRound times at once: about
 // 100 µs, long beside a clock read.
 const workProbe = 1 << 16
+
+// WorkScale returns what to ask Work for per nanosecond of computation
+// wanted now: the time of a round as measured when the package was
+// initialized over its time now (the fastest of three timings of
+// workProbe rounds). Work does a fixed amount of computation for a
+// request, at the rate measured once; a core's speed can move after
+// that (on a virtual machine the host's load slows or speeds it by a
+// third, for milliseconds at a time), so a caller that needs Work to
+// take a given time, as a replay of recorded lengths does, scales its
+// requests by this, measured in a moment that is not itself timed.
+func WorkScale() float64 {
+	now := math.Inf(1)
+	x := uint64(1)
+	for range 3 {
+		t0 := clock.Now()
+		x = mix(x, workProbe)
+		now = min(now, float64(clock.Now()-t0)/workProbe)
+	}
+	if x == 0 || !(now > 0) || math.IsInf(now, 0) {
+		return 1 // x is never 0; see measureWorkRound
+	}
+	return workRoundNs / now
+}
