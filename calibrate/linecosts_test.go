@@ -51,7 +51,10 @@ func TestMeasureLineCosts(t *testing.T) {
 		if ov.LockMigrateNs < 0 || ov.ChunkMigrateNs < 0 || !(ov.ChunkServeNs > 0) {
 			t.Errorf("spawn %v: line costs not measured: lock %v, chunk %v, served every %v", spawn, ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs)
 		}
-		if spawn && (ov.SpawnNs <= 0 || ov.SpawnRunNs <= 0 || ov.SpawnRunTaskNs < 2000 || ov.SpawnRunSlope < 0) {
+		// SpawnRunTaskNs is the 2 µs (or longer) task's own measured
+		// time, which a core slower or faster than when spin.Work's
+		// rate was measured moves by up to a third.
+		if spawn && (ov.SpawnNs <= 0 || ov.SpawnRunNs <= 0 || ov.SpawnRunTaskNs < 1000 || ov.SpawnRunSlope < 0) {
 			t.Errorf("spawn costs not measured: %v and %v, slope %v at %v", ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs)
 		}
 		if !spawn && (ov.SpawnNs != -1 || ov.SpawnRunNs != -1) {

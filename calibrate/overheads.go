@@ -85,9 +85,9 @@ const (
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
 //     beyond its task, from spawn loops whose tasks (computing, as a
 //     program's do) are long enough that the cores, not the spawner,
-//     limit them (see measureSpawnRun);
-//     SpawnRunTaskNs that task's length, and SpawnRunSlope how much less
-//     a loop of short tasks costs each goroutine (see measureSpawnCosts);
+//     limit them (see measureSpawnRun); SpawnRunTaskNs that task's
+//     length as timed alone, and SpawnRunSlope how much less a loop of
+//     short tasks costs each goroutine (see measureSpawnCosts);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
 //     channel with room for them; ChanRecvNs: the time per receive of
 //     a pool of t goroutines draining that channel with an empty body
@@ -713,16 +713,18 @@ func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
 	}
 	t := runtime.GOMAXPROCS(0)
 	long := spawnRunTask(t, spawnNs)
-	c := spawnCosts{spawnNs: spawnNs, taskNs: float64(long)}
-	if c.runNs, err = measureSpawnRun(ctx, spawnNs, long); err != nil {
+	c := spawnCosts{spawnNs: spawnNs}
+	if c.runNs, c.taskNs, err = measureSpawnRun(ctx, spawnNs, long); err != nil {
 		return spawnCosts{}, err
 	}
 	if short := spawnRunShort(t, spawnNs); 2*short <= long {
-		r, err := measureSpawnRun(ctx, spawnNs, short)
+		r, shortNs, err := measureSpawnRun(ctx, spawnNs, short)
 		if err != nil {
 			return spawnCosts{}, err
 		}
-		c.slope = max((c.runNs-r)/float64(long-short), 0)
+		if c.taskNs > shortNs {
+			c.slope = max((c.runNs-r)/(c.taskNs-shortNs), 0)
+		}
 	}
 	return c, nil
 }
@@ -739,13 +741,17 @@ func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
 // the run queue, each with a stack of its own, as in a real spawn loop
 // whose spawner outruns the cores (loops of a few thousand goroutines
 // measure less: see docs/measurements.md). It returns the median of
-// spawnRunTrials loops, at least 1 ns.
-func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (float64, error) {
+// spawnRunTrials loops, at least 1 ns, and the median of the task's
+// own times, the length it was measured at: a computed task of task ns
+// takes what spin.Work's rate, measured when the program started, makes
+// of it, which can be a quarter off (see spin.WorkScale), and ff reads
+// the cost against the recorded lengths of the program's tasks.
+func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (run, taskNs float64, err error) {
 	t := runtime.GOMAXPROCS(0)
-	var runs []float64
+	var runs, owns []float64
 	for i := 0; i < spawnRunTrials; i++ {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return 0, 0, ctx.Err()
 		}
 		var sink atomic.Int64
 		t0 := clock.Now()
@@ -756,10 +762,11 @@ func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (float64,
 		spin.Team(t, spin.WarmNs)
 		_, w := spawnLoop(spawnRunPerTrial, task)
 		runs = append(runs, float64(t)*w-own-spawnNs)
+		owns = append(owns, own)
 	}
 	// At least 1 ns: a profile that leaves it out (0) was saved before
 	// it was measured, and reads Default's.
-	return max(robust.Median(runs), 1), nil
+	return max(robust.Median(runs), 1), robust.Median(owns), nil
 }
 
 // spawnRunTask returns the task length (ns) of measureSpawnRun's loops
