@@ -51,18 +51,23 @@ func mix(x uint64, k int64) uint64 {
 // workRoundNs is how long one round of mix takes, in nanoseconds.
 var workRoundNs = measureWorkRound()
 
-// measureWorkRound returns the fastest of a few timings of workProbe
-// rounds of mix, per round: the first warms the core, and a timing
-// that lost the core to an interrupt is not the fastest.
-func measureWorkRound() float64 {
+// measureWorkRound returns the fastest of five timings of workProbe
+// rounds of mix, per round (fastestRound): the first warms the core,
+// and a timing that lost the core to an interrupt is not the fastest.
+func measureWorkRound() float64 { return fastestRound(5) }
+
+// fastestRound returns the fastest of n timings of workProbe rounds of
+// mix, per round, in nanoseconds (1 where the clock could not time
+// them).
+func fastestRound(n int) float64 {
 	best := math.Inf(1)
 	x := uint64(1)
-	for range 5 {
+	for range n {
 		t0 := clock.Now()
 		x = mix(x, workProbe)
 		best = min(best, float64(clock.Now()-t0)/workProbe)
 	}
-	if x == 0 || !(best > 0) {
+	if x == 0 || !(best > 0) || math.IsInf(best, 0) {
 		// x is never 0: the mix is a bijection that maps 0 to 0, so it
 		// never maps 1 there. The test keeps the rounds from being
 		// optimized away.
@@ -71,7 +76,7 @@ func measureWorkRound() float64 {
 	return best
 }
 
-// workProbe is how many rounds measureWorkRound times at once: about
+// workProbe is how many rounds fastestRound times at once: about
 // 100 µs, long beside a clock read.
 const workProbe = 1 << 16
 
@@ -84,16 +89,4 @@ const workProbe = 1 << 16
 // third, for milliseconds at a time), so a caller that needs Work to
 // take a given time, as a replay of recorded lengths does, scales its
 // requests by this, measured in a moment that is not itself timed.
-func WorkScale() float64 {
-	now := math.Inf(1)
-	x := uint64(1)
-	for range 3 {
-		t0 := clock.Now()
-		x = mix(x, workProbe)
-		now = min(now, float64(clock.Now()-t0)/workProbe)
-	}
-	if x == 0 || !(now > 0) || math.IsInf(now, 0) {
-		return 1 // x is never 0; see measureWorkRound
-	}
-	return workRoundNs / now
-}
+func WorkScale() float64 { return workRoundNs / fastestRound(3) }
