@@ -424,8 +424,7 @@ func (s *state) run(g *gor) (float64, bool) {
 			// g parked at once for its lock and a normal-mode Unlock
 			// readied it: it is switched in before it tries the lock
 			// again, which stays free for others meanwhile.
-			g.noSpin = false
-			s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+			s.switchIn(g)
 			if !s.at(g) {
 				return g.clock, true
 			}

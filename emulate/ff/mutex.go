@@ -494,6 +494,14 @@ func (s *state) queue(g *gor, lk *mutex, front bool) {
 	s.leave(g, emulate.SpanLockWait)
 }
 
+// switchIn charges g, which parked at once for its lock (gor.noSpin)
+// while its core ran other goroutines, the switch that brings it back
+// (LockSwitchNs), and clears noSpin.
+func (s *state) switchIn(g *gor) {
+	g.noSpin = false
+	s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+}
+
 // holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
 // of a waiter that parked at once and was handed the lock directly
 // (LockSwitchNs), the lock's own cost, the critical section, and the
@@ -505,8 +513,7 @@ func (s *state) holdLock(g *gor, lk *mutex) {
 		// uses the lock. (g queued last for this lock, and queues again
 		// before it is given another.) A g woken in normal mode was
 		// switched in before it took the lock (run, resRetry).
-		g.noSpin = false
-		s.overhead(g, s.ov.LockSwitchNs, "switch", nil)
+		s.switchIn(g)
 	}
 	s.take(g, lk, g.lockL, g.lockN, nil)
 }
