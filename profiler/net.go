@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"github.com/parallel-prophet/prophet/internal/clock"
 	"github.com/parallel-prophet/prophet/internal/gid"
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/internal/spin"
@@ -82,20 +81,17 @@ func measureEventCost(tsc bool) float64 {
 	return robust.Median(means)
 }
 
-// measureOverlapLoss returns, in clock ticks, how much longer a loop of
-// short computing tasks takes per task with a clock read between
-// consecutive tasks than without, beyond what the reads take back to
-// back: the overlap of one task's last instructions with the next one's
-// first that a read there takes away (see Profiler.OverlapLossNs). It is
-// the median over batches, each timing the three loops one after the
-// other, and at least 0: where reads overlap the work, a loop with them
-// takes less than the two apart.
-func measureOverlapLoss(tsc bool) float64 {
+// measureOverlapLoss returns, in ticks of read (the profiler's clock,
+// Profiler.now), how much longer a loop of short computing tasks takes
+// per task with a clock read between consecutive tasks than without,
+// beyond what the reads take back to back: the overlap of one task's
+// last instructions with the next one's first that a read there takes
+// away (see Profiler.OverlapLossNs). It is the median over batches,
+// each timing the three loops one after the other, and at least 0:
+// where reads overlap the work, a loop with them takes less than the
+// two apart.
+func measureOverlapLoss(read func() int64) float64 {
 	const batches, tasks, workNs = 9, 500, 100
-	read := clock.Now
-	if tsc {
-		read = clock.Ticks
-	}
 	var sink uint64
 	loss := make([]float64, 0, batches)
 	for range batches {

@@ -278,7 +278,7 @@ func Start(opt Options) (*Profiler, error) {
 	case opt.OverlapLossNs < 0 || opt.EventCostNs > 0:
 		// None: asked for, or the costs are given (see Options).
 	default:
-		p.lossNs = int64(math.Round(measureOverlapLoss(p.tsc) * p.nsPerTick))
+		p.lossNs = int64(math.Round(measureOverlapLoss(p.now) * p.nsPerTick))
 	}
 	if p.tsc {
 		p.clock = fmt.Sprintf("tsc (rdtsc, %.4f GHz measured against %s)", 1/p.nsPerTick, clock.Name)
