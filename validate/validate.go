@@ -473,13 +473,13 @@ const RecordingWidth = 0.1
 // takes away, both as measured when it starts, so that on a machine
 // whose clock reads cost more or less in the loop than then (or vary),
 // for one, the tasks are recorded longer or shorter than they run; a
-// plain run that other load slowed reads low too. Where a loop's parallel time
-// follows its tasks, the serial time and the parallel time grow alike
-// and the speedup stays; where it follows a lock, the spawner or a
-// dynamic counter instead, the predicted speedups move by about the
-// ratio. The bundled kernels are left out: their plain serial runs do
-// more than their recordings hold (first touches, setup). Otherwise it
-// returns "".
+// plain run that other load slowed reads low too. Where a loop's
+// parallel time follows its tasks, the serial time and the parallel
+// time grow alike and the speedup stays; where it follows a lock, the
+// spawner or a dynamic counter instead, the predicted speedups move by
+// about the ratio. The bundled kernels are left out: their plain serial
+// runs do more than their recordings hold (first touches, setup).
+// Otherwise it returns "".
 func recordingNote(rows []Row) string {
 	type sample struct{ test, name string }
 	seen := map[sample]bool{}

@@ -58,11 +58,11 @@ instead of the profile's.
 
 A note also says when generated samples were recorded more than 10% off
 the time their plain serial runs take (the "recorded/serial" column of
---rows), most likely on a machine whose clock reads cost more or less
-in a loop than when the profiler measured them as it started (or, for a
-ratio below 1, where other load slowed the plain runs); that moves the predictions
-of loops bound by a lock, their spawner or a dynamic counter by about
-that ratio.`,
+--rows), most likely on a machine whose clock reads cost more or less in
+a loop than when the profiler measured them as it started (or, for a
+ratio below 1, where other load slowed the plain runs); that moves the
+predictions of loops bound by a lock, their spawner or a dynamic counter
+by about that ratio.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
