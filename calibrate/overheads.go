@@ -83,9 +83,9 @@ const (
 //     times the others, would move a mean by a third and, through
 //     SpawnRunNs's task length, the split between the two costs);
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
-//     beyond its task, from spawn loops whose tasks (computing, as a
-//     program's do) are long enough that the cores, not the spawner,
-//     limit them (see measureSpawnRun); SpawnRunTaskNs that task's
+//     beyond its task, from par.For spawn loops whose tasks (computing,
+//     as a program's do) are long enough that the cores, not the
+//     spawner, limit them (see measureSpawnRun); SpawnRunTaskNs that task's
 //     length as timed alone, and SpawnRunSlope how much less a loop of
 //     short tasks costs each goroutine (see measureSpawnCosts);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
@@ -682,6 +682,20 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
 }
 
+// spawnRunLoop runs par.For's spawn over n tasks that each compute for
+// task ns (computeTask) on t threads and returns the wall time per
+// goroutine. The run cost is timed on the construct whose loops ff's
+// spawn schedule predicts: each of par.For's goroutines also defers its
+// WaitGroup's Done and a recover, and clears the vector registers'
+// upper halves (fpu.ClearUpper), before the task, which a bare go
+// statement (spawnLoop) does not.
+func spawnRunLoop(n, t int, task int64) float64 {
+	var sink atomic.Int64
+	t0 := clock.Now()
+	par.For(n, t, par.Schedule{Policy: par.Spawn}, func(i int) { computeTask(task, i, &sink) })
+	return float64(clock.Now()-t0) / float64(n)
+}
+
 // measureSpawn returns SpawnNs: the median of spawnTrials spawnLoop
 // trials of spawnPerTrial goroutines of spawnTaskNs, every core awake
 // before each.
@@ -732,11 +746,11 @@ func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
 // measureSpawnRun returns what running a spawned goroutine of a task
 // of task ns costs the core that runs it beyond its task
 // (Overheads.SpawnRunNs at that length), given the spawner's cost per
-// go statement spawnNs. It times spawn loops (spawnLoop) of tasks long
-// enough that the t cores, not the spawner, limit them (spawnRunTask,
-// spawnRunShort) and stay busy to the end: the wall time per goroutine
-// W is then (spawnNs + task + run)/t, so run = t·W − task − spawnNs,
-// with the task's length as a serial loop of it measures it.
+// go statement spawnNs. It times par.For spawn loops (spawnRunLoop) of
+// tasks long enough that the t cores, not the spawner, limit them
+// (spawnRunTask, spawnRunShort) and stay busy to the end: the wall time
+// per goroutine W is then (spawnNs + task + run)/t, so run = t·W − task
+// − spawnNs, with the task's length as a serial loop of it measures it.
 // Each loop spawns spawnRunPerTrial goroutines, most of which wait in
 // the run queue, each with a stack of its own, as in a real spawn loop
 // whose spawner outruns the cores (loops of a few thousand goroutines
@@ -760,7 +774,7 @@ func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (run, tas
 		}
 		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
 		spin.Team(t, spin.WarmNs)
-		_, w := spawnLoop(spawnRunPerTrial, task)
+		w := spawnRunLoop(spawnRunPerTrial, t, task)
 		runs = append(runs, float64(t)*w-own-spawnNs)
 		owns = append(owns, own)
 	}

@@ -107,8 +107,10 @@ type Overheads struct {
 	// SpawnRunNs is what running a spawned goroutine costs the core that
 	// runs it beyond its task: taking it from the spawner's run queue
 	// (its descriptor and stack were made on another core), switching to
-	// it, and its exit with the WaitGroup's Done. Where the cores, not
-	// the spawner, limit a spawn, each goroutine costs SpawnNs plus this.
+	// it, what package par's goroutine does around its task (deferring
+	// the WaitGroup's Done and a recover), and its exit with the Done.
+	// Where the cores, not the spawner, limit a spawn, each goroutine
+	// costs SpawnNs plus this.
 	// Load gives a profile without it Default's; zero charges nothing.
 	SpawnRunNs float64 `json:"spawn_run_ns"`
 	// SpawnRunSlope is how much SpawnRunNs shrinks per nanosecond that a
