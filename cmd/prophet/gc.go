@@ -15,18 +15,19 @@ import (
 const predictGCPercent = 400
 
 // predictMemoryFloor is the soft memory limit while predictAll relaxes
-// the garbage collector, as long as the live heap stays under a
-// predictLiveFactor-th of it: a relaxed collector lets the heap grow to
+// the garbage collector, as long as the live heap stays under it over
+// predictLiveFactor: a relaxed collector lets the heap grow to
 // five times what is live (the full predict of a regular loop of 10^8
 // tasks took 73 MB without a limit).
 const predictMemoryFloor = 32 << 20
 
-// predictLiveFactor: where the live heap grows past half the limit (a
-// profile whose compact copies and ready queues take tens of megabytes),
-// the limit follows it at twice that, so that the collector does not run
-// all the time to stay under it, and the process stays within about
-// twice what it needs.
-const predictLiveFactor = 2
+// predictLiveFactor: where the live heap grows past two thirds of the
+// limit (a profile whose compact copies and ready queues take tens of
+// megabytes), the limit follows it at one and a half times that, so
+// that the collector does not run all the time to stay under it, and
+// the process stays within about one and a half times what it needs
+// (the runtime's own memory comes on top).
+const predictLiveFactor = 1.5
 
 // liveHeap is the runtime metric of the bytes a finished collection
 // found live.
@@ -65,7 +66,7 @@ func (r *relaxedGC) follow() {
 	if r.sample[0].Value.Kind() != metrics.KindUint64 {
 		return
 	}
-	if want := predictLiveFactor * int64(r.sample[0].Value.Uint64()); want > r.limit {
+	if want := int64(predictLiveFactor * float64(r.sample[0].Value.Uint64())); want > r.limit {
 		r.limit = want
 		debug.SetMemoryLimit(want)
 	}
