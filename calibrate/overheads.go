@@ -85,9 +85,9 @@ const (
 //   - SpawnRunNs: what a spawned goroutine costs the core that runs it
 //     beyond its task, from par.For spawn loops whose tasks (computing,
 //     as a program's do) are long enough that the cores, not the
-//     spawner, limit them (see measureSpawnRun); SpawnRunTaskNs that task's
-//     length as timed alone, and SpawnRunSlope how much less a loop of
-//     short tasks costs each goroutine (see measureSpawnCosts);
+//     spawner, limit them (see measureSpawnRun); SpawnRunTaskNs that
+//     task's length as timed alone, and SpawnRunSlope how much less a
+//     loop of short tasks costs each goroutine (see measureSpawnCosts);
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
 //     channel with room for them; ChanRecvNs: the time per receive of
 //     a pool of t goroutines draining that channel with an empty body

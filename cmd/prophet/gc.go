@@ -15,8 +15,8 @@ import (
 const predictGCPercent = 400
 
 // predictMemoryFloor is the soft memory limit while predictAll relaxes
-// the garbage collector, as long as the live heap stays under it over
-// predictLiveFactor: a relaxed collector lets the heap grow to
+// the garbage collector, as long as the live heap stays under the limit
+// divided by predictLiveFactor: a relaxed collector lets the heap grow to
 // five times what is live (the full predict of a regular loop of 10^8
 // tasks took 73 MB without a limit).
 const predictMemoryFloor = 32 << 20
