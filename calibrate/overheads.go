@@ -683,16 +683,16 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 }
 
 // spawnRunLoop runs par.For's spawn over n tasks that each compute for
-// task ns (computeTask) on t threads and returns the wall time per
+// task ns (computeTask), on every P, and returns the wall time per
 // goroutine. The run cost is timed on the construct whose loops ff's
 // spawn schedule predicts: each of par.For's goroutines also defers its
 // WaitGroup's Done and a recover, and clears the vector registers'
 // upper halves (fpu.ClearUpper), before the task, which a bare go
 // statement (spawnLoop) does not.
-func spawnRunLoop(n, t int, task int64) float64 {
+func spawnRunLoop(n int, task int64) float64 {
 	var sink atomic.Int64
 	t0 := clock.Now()
-	par.For(n, t, par.Schedule{Policy: par.Spawn}, func(i int) { computeTask(task, i, &sink) })
+	par.For(n, runtime.GOMAXPROCS(0), par.Schedule{Policy: par.Spawn}, func(i int) { computeTask(task, i, &sink) })
 	return float64(clock.Now()-t0) / float64(n)
 }
 
@@ -774,7 +774,7 @@ func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (run, tas
 		}
 		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
 		spin.Team(t, spin.WarmNs)
-		w := spawnRunLoop(spawnRunPerTrial, t, task)
+		w := spawnRunLoop(spawnRunPerTrial, task)
 		runs = append(runs, float64(t)*w-own-spawnNs)
 		owns = append(owns, own)
 	}

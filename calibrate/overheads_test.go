@@ -97,6 +97,28 @@ func TestSpawnRunTask(t *testing.T) {
 	}
 }
 
+// TestSpawnRunLoop checks that spawnRunLoop runs its tasks: the wall
+// time per goroutine of n computing tasks of task ns on two Ps is at
+// least a third of task/2 (spin.Work's rate, measured at start-up, can
+// be a third off the core's speed later). The tasks are long enough
+// that spawning alone (about a microsecond a goroutine on the project's
+// VM) stays under that.
+func TestSpawnRunLoop(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, c := range []struct {
+		n    int
+		task int64
+	}{
+		{500, 20000},
+		{200, 60000},
+	} {
+		w := spawnRunLoop(c.n, c.task)
+		if floor := float64(c.task) / 2 / 3; !(w >= floor) {
+			t.Errorf("spawnRunLoop(%d, %d) = %.0f ns a goroutine, want at least %.0f", c.n, c.task, w, floor)
+		}
+	}
+}
+
 func BenchmarkForkJoin(b *testing.B) {
 	for b.Loop() {
 		forkOnce(2, 0)
