@@ -656,16 +656,16 @@ func chanOnce(n, t int) (send, recv time.Duration) {
 
 // spawnLoop starts n goroutines that each compute for task ns
 // (computeTask), as par.For's spawn does (one wg.Add, then a go statement
-// per task), and returns the spawner's time per go statement and the
-// wall time per goroutine until all have ended. The other cores
-// meanwhile run the tasks they steal from the spawner's run queue, and
-// with that contention each go statement costs more than on an idle
-// machine (two to three times as much as for empty goroutines).
+// per task), waits for all of them to end, and returns the spawner's
+// time per go statement. The other cores meanwhile run the tasks they
+// steal from the spawner's run queue, and with that contention each go
+// statement costs more than on an idle machine (two to three times as
+// much as for empty goroutines).
 //
 // The tasks compute rather than spin on the clock because a program's
 // do, and goroutines whose tasks compute cost the cores more beyond
 // their tasks than goroutines whose tasks spin for as long.
-func spawnLoop(n int, task int64) (perGo, wall float64) {
+func spawnLoop(n int, task int64) (perGo float64) {
 	var wg sync.WaitGroup
 	var sink atomic.Int64
 	wg.Add(n)
@@ -678,8 +678,7 @@ func spawnLoop(n int, task int64) (perGo, wall float64) {
 	}
 	t1 := clock.Now()
 	wg.Wait()
-	t2 := clock.Now()
-	return float64(t1-t0) / float64(n), float64(t2-t0) / float64(n)
+	return float64(t1-t0) / float64(n)
 }
 
 // spawnRunLoop runs par.For's spawn over n tasks that each compute for
@@ -708,7 +707,7 @@ func measureSpawn(ctx context.Context) (float64, error) {
 		}
 		// Every core awake, as in a program that computes.
 		spin.Team(t, spin.WarmNs)
-		xs[i], _ = spawnLoop(spawnPerTrial, spawnTaskNs)
+		xs[i] = spawnLoop(spawnPerTrial, spawnTaskNs)
 	}
 	return robust.Median(xs), nil
 }

@@ -144,7 +144,7 @@ func BenchmarkChunkDispatch(b *testing.B) {
 func BenchmarkSpawn(b *testing.B) {
 	var sum float64
 	for b.Loop() {
-		perGo, _ := spawnLoop(spawnPerTrial, spawnTaskNs)
+		perGo := spawnLoop(spawnPerTrial, spawnTaskNs)
 		sum += perGo
 	}
 	b.ReportMetric(sum/float64(b.N), "ns/go")
