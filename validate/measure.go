@@ -35,6 +35,9 @@ type measurer struct {
 	// more than Repeats rounds, unsettled those whose medians had still
 	// not settled after MaxRepeats.
 	measured, extended, unsettled int
+	// rerecorded counts the recordings taken again because their work
+	// was implausible beside the plain serial run (recordSerial).
+	rerecorded int
 	// timed is what other programs used of this process's cores while
 	// rounds of timed runs ran; start is when the measurer was made.
 	timed hostload.Usage
@@ -92,7 +95,56 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 	// else the core did while a task ran only ever lengthens it), and
 	// keep the last tree where every recording pooled, else the one
 	// with the least work (the least disturbed of recordings whose
-	// events differ).
+	// events differ); record again where that is implausible
+	// (recordSerial).
+	tr, err := m.recordSerial(sub)
+	if err != nil {
+		return nil, err
+	}
+	if sub.test == Examples && m.wantProbe(tr) {
+		sub.probes = &[]memprobe.Raw{}
+		if err := m.probe(sub, tr); err != nil {
+			return nil, err
+		}
+	}
+	return m.compare(ctx, sub, tr)
+}
+
+// recordSerial records sub's serial run up to three times, pooling the
+// recordings (see measure), and returns the pooled tree. A generated
+// sample whose recorded work lies outside [PlausibleLow, PlausibleHigh]
+// times its plain serial run's time is recorded again, from a fresh
+// pool, up to RecordTries times in all: a recording that far off is
+// broken rather than disturbed (say, the profiler's own costs measured
+// wrong as it started, taking away nearly all of the tasks' time), and
+// every prediction from it would be off by as much. The last try is
+// kept whatever its work, and the recording note (recordingNote) names
+// it.
+func (m *measurer) recordSerial(sub subject) (*tree.Tree, error) {
+	var tr *tree.Tree
+	for try := 1; ; try++ {
+		var err error
+		if tr, err = m.recordPooled(sub); err != nil {
+			return nil, err
+		}
+		if sub.plain == nil || sub.test == Examples || try == RecordTries {
+			return tr, nil
+		}
+		sub.reset()
+		t0 := time.Now()
+		sub.plain()
+		plain := float64(time.Since(t0))
+		if x := float64(tree.Work(tr.Root)) / plain; plain <= 0 || (x >= PlausibleLow && x <= PlausibleHigh) {
+			return tr, nil
+		}
+		m.rerecorded++
+	}
+}
+
+// recordPooled records sub's serial run up to three times into one
+// profiler.Repeat and returns the last tree where every recording
+// pooled, else the one with the least work.
+func (m *measurer) recordPooled(sub subject) (*tree.Tree, error) {
 	var tr *tree.Tree
 	rp := &profiler.Repeat{}
 	popt := profiler.Options{Build: tree.BuildOptions{Tolerance: m.cfg.Tolerance}, Repeat: rp}
@@ -111,14 +163,18 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			tr = t
 		}
 	}
-	if sub.test == Examples && m.wantProbe(tr) {
-		sub.probes = &[]memprobe.Raw{}
-		if err := m.probe(sub, tr); err != nil {
-			return nil, err
-		}
-	}
-	return m.compare(ctx, sub, tr)
+	return tr, nil
 }
+
+// RecordTries is how many times validate records a generated sample at
+// most, PlausibleLow and PlausibleHigh the range of its recorded work
+// over its plain serial run's time outside which it records again (see
+// measurer.recordSerial).
+const (
+	RecordTries   = 3
+	PlausibleLow  = 0.5
+	PlausibleHigh = 3.0
+)
 
 // wantProbe says whether a kernel recorded in tr is probed, as
 // Config.MemoryProbe asks.

@@ -406,6 +406,9 @@ func (m *measurer) finish(rep *Report) {
 		}
 		rep.Notes = append(rep.Notes, text)
 	}
+	if m.rerecorded > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d recordings were taken again because their work lay outside %.1f to %.0f times the plain serial run's time: a recording that far off is broken rather than disturbed (the profiler's own costs measured wrong as it started, say)", m.rerecorded, PlausibleLow, PlausibleHigh))
+	}
 	if m.retaken > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d rounds of real runs were taken again because the cores were busy right after them", m.retaken))
 	}
