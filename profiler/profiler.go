@@ -649,13 +649,23 @@ func (p *Profiler) drain() {
 		rp := p.opt.Repeat
 		for i := 0; i < p.n; i++ {
 			if rp != nil {
-				rp.pool(&p.buf[i], p.nsPerTick)
+				rp.pool(&p.buf[i], p.nsPerTick, p.ownNs(p.buf[i].op))
 			}
 			p.apply(&p.buf[i])
 		}
 	}
 	p.n = 0
 	p.samples = p.samples[:0]
+}
+
+// ownNs returns what the profiler subtracts from the interval an event
+// of op closes as its own: the event's cost, and at a task's end also
+// the overlap loss (before clamping at zero; see net and closeTask).
+func (p *Profiler) ownNs(o op) float64 {
+	if o == opTaskEnd {
+		return p.costNs + float64(p.lossNs)
+	}
+	return p.costNs
 }
 
 // Stop ends recording: it closes the last interval, checks that nothing

@@ -53,6 +53,9 @@ type Repeat struct {
 	// max is the most events kept; 0 means MaxRepeatEvents (tests set
 	// less).
 	max int
+	// raw says the lengths include each recording's own overheads (a
+	// file of version 2 or less; see pool).
+	raw bool
 }
 
 // MaxRepeatEvents is how many events of a recording a Repeat pools at
@@ -109,7 +112,8 @@ func (v *repEvents) reset() {
 
 // repEvent is one event of the first recording with the two shortest
 // lengths of the interval it closes over the recordings so far, in
-// nanoseconds (ns2 is +Inf after one recording).
+// nanoseconds net of each recording's own overheads (see pool; ns2 is
+// +Inf after one recording).
 type repEvent struct {
 	ns   float64
 	ns2  float64
@@ -138,9 +142,22 @@ func (r *Repeat) begin() {
 // keeps it; a later one that matches the first so far adds its length to
 // the event's two shortest and sets its own interval (rec.from moves) to
 // the pooled length (pooledLen). nsPerTick converts the recording's
-// clock ticks.
-func (r *Repeat) pool(rec *record, nsPerTick float64) {
-	ns := float64(rec.t-rec.from) * nsPerTick
+// clock ticks; ownNs is what the recording subtracts from the interval
+// as its own (the event's cost, and at a task's end the overlap loss),
+// as it measured them when it started.
+//
+// Lengths are pooled net of each recording's own overheads: a clock
+// read can cost several times more in one recording than in the next
+// (a virtual machine's clock reads can slow for a while), and each
+// recording measures that as it starts. Pooled raw, the intervals of the
+// recordings with the cheap reads less the costs of one with dear reads
+// would leave a fine-grained task nothing. A Repeat read from a file of
+// version 2 or less pools raw lengths, as it was written.
+func (r *Repeat) pool(rec *record, nsPerTick, ownNs float64) {
+	if r.raw {
+		ownNs = 0
+	}
+	ns := float64(rec.t-rec.from)*nsPerTick - ownNs
 	i := r.pos
 	r.pos++
 	if r.runs == 0 {
@@ -182,7 +199,7 @@ func (r *Repeat) pool(rec *record, nsPerTick float64) {
 		e.ns2 = min(e.ns2, ns)
 	}
 	if pooled := pooledLen(e.ns, e.ns2, r.runs+1); pooled != ns {
-		rec.from = rec.t - int64(math.Round(pooled/nsPerTick))
+		rec.from = rec.t - int64(math.Round((pooled+ownNs)/nsPerTick))
 	}
 }
 

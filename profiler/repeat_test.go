@@ -39,6 +39,51 @@ func recordWith(t *testing.T, rp *Repeat, nsPerTick float64, events []record, st
 	return leafLens(tr.Root)
 }
 
+// recordCost is recordWith for a recording whose own overheads are cost
+// ticks an event and lossNs at each task's end: its intervals are the
+// given ones plus those.
+func recordCost(t *testing.T, rp *Repeat, cost float64, lossNs int64, lens [9]int64, stop int64) []int64 {
+	t.Helper()
+	p := scripted(cost, 1)
+	p.lossNs = lossNs
+	p.opt.Repeat = rp
+	rp.begin()
+	events := loopEvents(lens, 1)
+	for i := range events {
+		events[i].t += int64(cost)
+		if events[i].op == opTaskEnd {
+			events[i].t += lossNs
+		}
+	}
+	p.feed(events...)
+	p.feed(record{t: 100 + int64(cost), op: opSecEnd}, record{t: stop + int64(cost), op: opStop})
+	tr, err := p.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leafLens(tr.Root)
+}
+
+// TestRepeatPoolsNet pools recordings whose clock reads cost different
+// amounts: each recording's intervals hold its own reads' cost (and its
+// overlap loss at task ends), which it measured as it started, so each
+// interval is pooled net of its own recording's overheads, and a last
+// recording of dear reads does not take them from the others' cheap
+// lengths.
+func TestRepeatPoolsNet(t *testing.T) {
+	lens := [9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}
+	want := []int64{1000, 200, 300, 400, 500, 200, 300, 400, 500, 100, 70}
+	rp := &Repeat{}
+	for i, c := range []struct {
+		cost float64
+		loss int64
+	}{{20, 0}, {20, 0}, {80, 30}} {
+		if got := recordCost(t, rp, c.cost, c.loss, lens, 70); !slices.Equal(got, want) {
+			t.Errorf("recording %d (cost %.0f, loss %d): leaves %v, want %v", i+1, c.cost, c.loss, got, want)
+		}
+	}
+}
+
 func TestRepeatPools(t *testing.T) {
 	rp := &Repeat{}
 	// Leaves: root U, then per task U, L, U; section end U; root U.

@@ -10,11 +10,13 @@ import (
 )
 
 // repeatMagic opens a Repeat written by WriteTo; the byte after it is the
-// format's version: 2 keeps each event's two shortest lengths, 1 (still
-// read) its shortest only.
+// format's version: 3 keeps each event's two shortest lengths net of
+// each recording's own overheads (see Repeat.pool), which can be
+// negative; 2 (still read) the two shortest raw, overheads included; 1
+// (still read) the shortest raw only.
 const (
 	repeatMagic   = "PPRP"
-	repeatVersion = 2
+	repeatVersion = 3
 )
 
 // WriteTo writes r as it stands after its recordings so far (the pooled
@@ -22,10 +24,18 @@ const (
 // did not pool, if it did not), so that another process can go on
 // pooling with ReadRepeat: a program records once per run, and `prophet
 // run --repeat` runs it several times. It implements io.WriterTo.
-func (r *Repeat) WriteTo(w io.Writer) (int64, error) { return r.writeVersion(w, repeatVersion) }
+// A Repeat read from a file of version 2 or less is written as version
+// 2: its lengths stay raw.
+func (r *Repeat) WriteTo(w io.Writer) (int64, error) {
+	if r.raw {
+		return r.writeVersion(w, 2)
+	}
+	return r.writeVersion(w, repeatVersion)
+}
 
 // writeVersion is WriteTo in format version (1 leaves out the second
-// shortest lengths; tests write it to check that it is still read).
+// shortest lengths; tests write versions 1 and 2 to check that they are
+// still read). The lengths are written as they are, raw or net.
 func (r *Repeat) writeVersion(w io.Writer, version byte) (int64, error) {
 	names := map[string]uint64{}
 	var table []string
@@ -74,7 +84,8 @@ func (r *Repeat) writeVersion(w io.Writer, version byte) (int64, error) {
 // file of version 1 (one length an event, the shortest) reads as a pool
 // in which, after two recordings or more, that length is both the
 // shortest and the second shortest: it stands until two later
-// recordings are shorter.
+// recordings are shorter. A file of version 2 or less holds raw lengths,
+// and the Repeat goes on pooling raw (see Repeat.pool).
 func ReadRepeat(rd io.Reader) (*Repeat, error) {
 	br := bufio.NewReader(rd)
 	head := make([]byte, len(repeatMagic)+1)
@@ -88,7 +99,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 	if version < 1 || version > repeatVersion {
 		return nil, fmt.Errorf("reading pooled recordings: version %d, this prophet reads versions 1 to %d", version, repeatVersion)
 	}
-	var r Repeat
+	r := Repeat{raw: version <= 2}
 	runs, err := binary.ReadUvarint(br)
 	if err != nil {
 		return nil, fmt.Errorf("reading pooled recordings: %w", noEOF(err))
@@ -130,7 +141,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
 		}
 		var bits [16]byte
-		w := 8 * int(version)
+		w := 8 * min(int(version), 2)
 		if _, err := io.ReadFull(br, bits[:w]); err != nil {
 			return nil, fmt.Errorf("reading pooled recordings: event %d: %w", i+1, noEOF(err))
 		}
@@ -142,7 +153,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		case r.runs >= 2:
 			ns2 = ns
 		}
-		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || ns < 0 || math.IsInf(ns, 0) || math.IsNaN(ns2) || ns2 < ns {
+		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || (ns < 0 && r.raw) || math.IsInf(ns, 0) || math.IsNaN(ns2) || ns2 < ns {
 			return nil, fmt.Errorf("reading pooled recordings: event %d out of range", i+1)
 		}
 		r.ev.add(repEvent{ns: ns, ns2: ns2, name: table[k], arg: arg, op: op(o)})

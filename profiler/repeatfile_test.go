@@ -108,3 +108,36 @@ func TestReadRepeatVersion1(t *testing.T) {
 		t.Errorf("third recording from a version 1 file: leaves %v, want %v (the kept lengths)", third, want)
 	}
 }
+
+// TestReadRepeatVersion2 reads a file of version 2 (raw lengths, each
+// recording's overheads included): the Repeat goes on pooling raw, so a
+// third recording's overheads come off the pooled raw lengths, and it is
+// written back as version 2.
+func TestReadRepeatVersion2(t *testing.T) {
+	lens := [9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}
+	rp := &Repeat{}
+	recordCost(t, rp, 0, 0, lens, 70)
+	recordCost(t, rp, 0, 0, lens, 70)
+	var buf bytes.Buffer
+	if _, err := rp.writeVersion(&buf, 2); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRepeat(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The third recording's reads cost 20 ticks: its raw intervals are
+	// 20 longer, the pooled raw lengths are the first two's, and 20
+	// comes off them.
+	third := recordCost(t, back, 20, 0, lens, 70)
+	if want := []int64{980, 180, 280, 380, 480, 180, 280, 380, 480, 80, 50}; !slices.Equal(third, want) {
+		t.Errorf("third recording from a version 2 file: leaves %v, want %v", third, want)
+	}
+	buf.Reset()
+	if _, err := back.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if v := buf.Bytes()[len(repeatMagic)]; v != 2 {
+		t.Errorf("a pool read from version 2 is written as version %d, want 2", v)
+	}
+}
