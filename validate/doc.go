@@ -24,7 +24,10 @@
 // annotate.RecordWith, pooling the recordings (profiler.Repeat: every
 // interval the second shortest of the three, or the shortest where
 // the second lies a hiccup above it) at a compression
-// tolerance of 0.5% (Config.Tolerance), predicts its speedup with the emulators (ff, syn), measures the real
+// tolerance of 0.5% (Config.Tolerance), and records a generated sample
+// again where its recorded work lies outside PlausibleLow to
+// PlausibleHigh times its plain serial run's time (a broken recording,
+// up to RecordTries times); it predicts its speedup with the emulators (ff, syn), measures the real
 // speedup of the parallel version at the same schedule and thread count
 // (runtime.GOMAXPROCS set to it; median of repeated runs), and reports
 // the error |predicted − real| / real per row and, averaged and maximal,
