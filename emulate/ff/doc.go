@@ -109,7 +109,8 @@
 //     line moves over; a loop of short critical sections on several
 //     cores pays it at nearly every Lock), and a share m/(m+2) of it
 //     more when m other goroutines wait for the lock on cores of their
-//     own (crowdShare: the waiters pull the line away); and
+//     own (crowdShare: the waiters pull the line away), that share
+//     alone for a Lock on the core that took it last; and
 //     LockMigrateNs once more at the Unlock of a hold during which a
 //     Lock came from another core while another waiter already spun
 //     (the waiters' Locks and checks took the line from the holder's

@@ -45,13 +45,22 @@ func (lk *mutex) migrates(core int) bool { return lk.lastCore >= 0 && lk.lastCor
 
 // migrateNs is what taking lk on core costs beyond LockNs (see take):
 // LockMigrateNs when its cache line comes from another core, and more
-// the more cores wait for it (crowdShare).
+// the more cores wait for it (crowdShare). A Lock on the core that took
+// it last pays that share of a move alone: the waiters' checks pull the
+// line away from its holder's core too, between its Unlock and its next
+// Lock, as they do from anybody's. m counts the waiters as for a take
+// from another core, at most threads − 2, so that two threads pay
+// nothing here.
 func (s *state) migrateNs(lk *mutex, core int) float64 {
+	m := min(lk.waiters.len(), s.t-2)
 	if !lk.migrates(core) {
+		if m > 0 {
+			return s.ov.LockMigrateNs * crowdShare(m)
+		}
 		return 0
 	}
 	d := s.ov.LockMigrateNs
-	if m := min(lk.waiters.len(), s.t-2); m > 0 {
+	if m > 0 {
 		d += d * crowdShare(m)
 	}
 	return d

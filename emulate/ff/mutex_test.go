@@ -285,6 +285,40 @@ func TestLockMigrate(t *testing.T) {
 	}
 }
 
+// TestLockSameCore checks, worked out by hand, that a Lock on the core
+// that took the lock last pays the crowd's share of a move,
+// crowdShare(m), while m more goroutines wait for it on cores of their
+// own (their checks pull the line away between its Unlock and its next
+// Lock), and nothing on two threads.
+func TestLockSameCore(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 60, LockHandoffNs: 3}
+	// Default's spin window: checks every 725 ns from a request.
+	a := tree.Task("a", tree.L(1, 10), tree.U(5), tree.L(1, 10), tree.U(2000))
+	b := tree.Task("b", tree.U(1), tree.L(1, 10))
+	c := tree.Task("c", tree.U(2), tree.L(1, 10))
+	for _, tc := range []struct {
+		name    string
+		threads int
+		sec     *tree.Node
+		want    float64
+	}{
+		// a holds 0-10; b asks at 1 and spins; c asks at 2 while b
+		// spins: a's Unlock pays 60 (steal), free at 70. a takes the
+		// lock again at 75 on its own core, b and c waiting, one of
+		// them counted (threads − 2): 60·1/3 = 20, 75-105, and a ends
+		// at 2105. (b takes it at its check at 726, c at 1452.)
+		{"three cores", 3, tree.Sec("s", a, b, c), 2105},
+		// Two cores: a takes it again at 15 with b waiting, which
+		// counts for nothing: 15-25, and a ends at 2025.
+		{"two cores", 2, tree.Sec("s", a, b), 2025},
+	} {
+		r := emulateSec(t, tc.sec, tc.threads, "static", ov, 0)
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
 // TestLockSteal checks, worked out by hand, that a Lock from another core
 // during a hold for which another waiter already spins makes the
 // holder's Unlock bring the lock's line back (LockMigrateNs more, once a
