@@ -22,18 +22,19 @@
 //
 // Run records each sample's serial version three times with
 // annotate.RecordWith, pooling the recordings (profiler.Repeat: every
-// interval the second shortest of the three, or the shortest where
-// the second lies a hiccup above it) at a compression
-// tolerance of 0.5% (Config.Tolerance), and records a generated sample
-// again where its recorded work lies outside PlausibleLow to
-// PlausibleHigh times its plain serial run's time (a broken recording,
-// up to RecordTries times); it predicts its speedup with the emulators (ff, syn), measures the real
-// speedup of the parallel version at the same schedule and thread count
-// (runtime.GOMAXPROCS set to it; median of repeated runs), and reports
-// the error |predicted − real| / real per row and, averaged and maximal,
-// per test, emulator, schedule and thread count. Config.Examples runs
-// the real kernels of package kernels the same way. A Report
-// writes itself as a table, as JSON and as an SVG scatter plot.
+// interval the second shortest of the three, or the shortest where the
+// second lies a hiccup above it) at a compression tolerance of 0.5%
+// (Config.Tolerance), and records a generated sample again where its
+// recorded work lies outside PlausibleLow to PlausibleHigh times its
+// plain serial run's time (a broken recording, up to RecordTries
+// times); it predicts its speedup with the emulators (ff, syn),
+// measures the real speedup of the parallel version at the same
+// schedule and thread count (runtime.GOMAXPROCS set to it; median of
+// repeated runs), and reports the error |predicted − real| / real per
+// row and, averaged and maximal, per test, emulator, schedule and
+// thread count. Config.Examples runs the real kernels of package
+// kernels the same way. A Report writes itself as a table, as JSON and
+// as an SVG scatter plot.
 //
 // Every timed real run, serial or parallel, starts after every core has
 // spun for spin.WarmNs (spin.Team): on a virtual machine a core left idle
