@@ -52,16 +52,12 @@ func (lk *mutex) migrates(core int) bool { return lk.lastCore >= 0 && lk.lastCor
 // from another core, at most threads − 2, so that two threads pay
 // nothing here.
 func (s *state) migrateNs(lk *mutex, core int) float64 {
-	m := min(lk.waiters.len(), s.t-2)
-	if !lk.migrates(core) {
-		if m > 0 {
-			return s.ov.LockMigrateNs * crowdShare(m)
-		}
-		return 0
+	var d float64
+	if lk.migrates(core) {
+		d = s.ov.LockMigrateNs
 	}
-	d := s.ov.LockMigrateNs
-	if m > 0 {
-		d += d * crowdShare(m)
+	if m := min(lk.waiters.len(), s.t-2); m > 0 {
+		d += s.ov.LockMigrateNs * crowdShare(m)
 	}
 	return d
 }
