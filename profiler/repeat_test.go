@@ -27,36 +27,34 @@ func loopEvents(lens [9]int64, id int64) []record {
 // stop ticks) pooled into rp, at nsPerTick, and returns its leaf lengths.
 func recordWith(t *testing.T, rp *Repeat, nsPerTick float64, events []record, stop int64) []int64 {
 	t.Helper()
-	p := scripted(0, nsPerTick)
-	p.opt.Repeat = rp
-	rp.begin()
-	p.feed(events...)
-	p.feed(record{t: 100, op: opSecEnd}, record{t: stop, op: opStop})
-	tr, err := p.finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return leafLens(tr.Root)
+	events = append(events, record{t: 100, op: opSecEnd}, record{t: stop, op: opStop})
+	return recordOn(t, scripted(0, nsPerTick), rp, events)
 }
 
-// recordCost is recordWith for a recording whose own overheads are cost
-// ticks an event and lossNs at each task's end: its intervals are the
-// given ones plus those.
+// recordCost is recordWith at a nanosecond a tick for a recording whose
+// own overheads are cost ticks an event and lossNs at each task's end:
+// its intervals are loopEvents(lens, 1)'s plus those.
 func recordCost(t *testing.T, rp *Repeat, cost float64, lossNs int64, lens [9]int64, stop int64) []int64 {
 	t.Helper()
-	p := scripted(cost, 1)
-	p.lossNs = lossNs
-	p.opt.Repeat = rp
-	rp.begin()
-	events := loopEvents(lens, 1)
+	events := append(loopEvents(lens, 1), record{t: 100, op: opSecEnd}, record{t: stop, op: opStop})
 	for i := range events {
 		events[i].t += int64(cost)
 		if events[i].op == opTaskEnd {
 			events[i].t += lossNs
 		}
 	}
+	p := scripted(cost, 1)
+	p.lossNs = lossNs
+	return recordOn(t, p, rp, events)
+}
+
+// recordOn runs the scripted recording of events on p, pooled into rp,
+// and returns its leaf lengths.
+func recordOn(t *testing.T, p *Profiler, rp *Repeat, events []record) []int64 {
+	t.Helper()
+	p.opt.Repeat = rp
+	rp.begin()
 	p.feed(events...)
-	p.feed(record{t: 100 + int64(cost), op: opSecEnd}, record{t: stop + int64(cost), op: opStop})
 	tr, err := p.finish()
 	if err != nil {
 		t.Fatal(err)

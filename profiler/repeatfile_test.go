@@ -95,14 +95,7 @@ func TestReadRepeatVersion1(t *testing.T) {
 	recordWith(t, rp, 1, loopEvents([9]int64{1000, 200, 300, 400, 500, 200, 300, 400, 500}, 1), 70)
 	recordWith(t, rp, 1, loopEvents([9]int64{1000, 250, 290, 900, 500, 200, 300, 400, 480}, 1), 60)
 	// The same pool as version 1 wrote it: the shortest lengths only.
-	var buf bytes.Buffer
-	if _, err := rp.writeVersion(&buf, 1); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadRepeat(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := rewritten(t, rp, 1)
 	third := recordWith(t, back, 0.5, loopEvents([9]int64{1800, 400, 580, 780, 1000, 400, 600, 800, 1000}, 1), 200)
 	if want := []int64{1000, 200, 290, 400, 500, 200, 300, 400, 480, 100, 60}; !slices.Equal(third, want) {
 		t.Errorf("third recording from a version 1 file: leaves %v, want %v (the kept lengths)", third, want)
@@ -118,14 +111,7 @@ func TestReadRepeatVersion2(t *testing.T) {
 	rp := &Repeat{}
 	recordCost(t, rp, 0, 0, lens, 70)
 	recordCost(t, rp, 0, 0, lens, 70)
-	var buf bytes.Buffer
-	if _, err := rp.writeVersion(&buf, 2); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadRepeat(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := rewritten(t, rp, 2)
 	// The third recording's reads cost 20 ticks: its raw intervals are
 	// 20 longer, the pooled raw lengths are the first two's, and 20
 	// comes off them.
@@ -133,11 +119,25 @@ func TestReadRepeatVersion2(t *testing.T) {
 	if want := []int64{980, 180, 280, 380, 480, 180, 280, 380, 480, 80, 50}; !slices.Equal(third, want) {
 		t.Errorf("third recording from a version 2 file: leaves %v, want %v", third, want)
 	}
-	buf.Reset()
+	var buf bytes.Buffer
 	if _, err := back.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if v := buf.Bytes()[len(repeatMagic)]; v != 2 {
 		t.Errorf("a pool read from version 2 is written as version %d, want 2", v)
 	}
+}
+
+// rewritten returns rp written in format version and read back.
+func rewritten(t *testing.T, rp *Repeat, version byte) *Repeat {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := rp.writeVersion(&buf, version); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRepeat(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
