@@ -47,6 +47,24 @@ func ExampleOverheads_SpawnRunFor() {
 	// task 5000 ns: 600 ns
 }
 
+// ExampleOverheads_SpawnRunFor_hotStart charges a goroutine of a task
+// short enough that the cores keep up with the spawner its hot start,
+// and rises from there to the line.
+func ExampleOverheads_SpawnRunFor_hotStart() {
+	o := machine.Overheads{
+		SpawnRunNs: 600, SpawnRunSlope: 0.15, SpawnRunTaskNs: 2000,
+		SpawnRunHotNs: 120, SpawnRunHotTaskNs: 110, SpawnRunShortTaskNs: 250,
+	}
+	for _, task := range []float64{50, 180, 250, 1000} {
+		fmt.Printf("task %4.0f ns: %.0f ns\n", task, o.SpawnRunFor(task))
+	}
+	// Output:
+	// task   50 ns: 120 ns
+	// task  180 ns: 229 ns
+	// task  250 ns: 338 ns
+	// task 1000 ns: 450 ns
+}
+
 // ExampleOverheads_ChunkServe gives the time a dynamic loop's counter
 // takes per fetch when its workers queue for it: the measured serving
 // time, or the line move where a profile has none.

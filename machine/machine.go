@@ -124,6 +124,24 @@ type Overheads struct {
 	// SpawnRunNs was measured; tasks at least this long are charged
 	// SpawnRunNs.
 	SpawnRunTaskNs float64 `json:"spawn_run_task_ns,omitempty"`
+	// SpawnRunHotNs is what running a spawned goroutine costs beyond its
+	// task where the cores other than the spawner's keep up with it, so
+	// that each goroutine runs soon after it is made instead of waiting
+	// among thousands: far less than SpawnRunFor's line, measured where
+	// the cores fall behind. SpawnRunHotTaskNs is the longest task with
+	// which they kept up on the machine calibrated (its tasks and
+	// shorter ones are charged SpawnRunHotNs), and SpawnRunShortTaskNs
+	// the task length of the line's short end: from SpawnRunHotTaskNs
+	// to it the charge rises linearly to the line's (SpawnRunFor).
+	// Calibrate sets SpawnRunHotNs so that at SpawnRunHotTaskNs a
+	// goroutine's task and start on one of the other cores take as long
+	// as the spawner takes for that many spawns, which is where ff's
+	// spawn loop turns from the spawner's pace to the cores'. Zero
+	// SpawnRunHotTaskNs (a profile saved before they were measured)
+	// leaves the line alone.
+	SpawnRunHotNs       float64 `json:"spawn_run_hot_ns,omitempty"`
+	SpawnRunHotTaskNs   float64 `json:"spawn_run_hot_task_ns,omitempty"`
+	SpawnRunShortTaskNs float64 `json:"spawn_run_short_task_ns,omitempty"`
 	// ChanSendNs is the cost of one send into a buffered channel with
 	// room, by one goroutine (a worker pool's caller filling the
 	// channel; errgroup's semaphore taken in Go). ChanRecvNs is what a
@@ -245,9 +263,28 @@ func (o Overheads) LateStartNs() float64 {
 
 // SpawnRunFor returns SpawnRunNs for a spawned goroutine whose task
 // takes taskNs: SpawnRunNs less SpawnRunSlope for every nanosecond the
-// task is shorter than SpawnRunTaskNs, and at least 0. With no slope
-// or task length it is SpawnRunNs for every task.
+// task is shorter than SpawnRunTaskNs, and at least 0 (the line); with
+// no slope or task length, SpawnRunNs for every task. Where the hot
+// start is known (SpawnRunHotTaskNs > 0), a task no longer than
+// SpawnRunHotTaskNs gets SpawnRunHotNs, and one between it and
+// SpawnRunShortTaskNs the straight line from there to the line's value
+// at SpawnRunShortTaskNs, but never more than the line.
 func (o Overheads) SpawnRunFor(taskNs float64) float64 {
+	line := o.spawnRunLine(taskNs)
+	hotT, shortT, hot := o.SpawnRunHotTaskNs, o.SpawnRunShortTaskNs, max(o.SpawnRunHotNs, 0)
+	if !(hotT > 0) || math.IsInf(hotT, 0) || math.IsNaN(hot) || math.IsInf(hot, 0) || !(taskNs < max(shortT, hotT)) {
+		return line
+	}
+	if taskNs <= hotT || !(shortT > hotT) || math.IsInf(shortT, 0) {
+		return min(hot, line)
+	}
+	at := o.spawnRunLine(shortT)
+	return min(hot+(at-hot)*(taskNs-hotT)/(shortT-hotT), line)
+}
+
+// spawnRunLine is SpawnRunFor's line: SpawnRunNs less SpawnRunSlope for
+// every nanosecond taskNs is short of SpawnRunTaskNs, at least 0.
+func (o Overheads) spawnRunLine(taskNs float64) float64 {
 	if !(o.SpawnRunSlope > 0) || !(o.SpawnRunTaskNs > 0) || math.IsInf(o.SpawnRunSlope, 0) || math.IsInf(o.SpawnRunTaskNs, 0) || !(taskNs < o.SpawnRunTaskNs) {
 		return o.SpawnRunNs
 	}

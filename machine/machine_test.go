@@ -163,6 +163,14 @@ func TestSpinCheckNs(t *testing.T) {
 
 func TestSpawnRunFor(t *testing.T) {
 	line := Overheads{SpawnRunNs: 600, SpawnRunSlope: 0.2, SpawnRunTaskNs: 2000}
+	// The line is 260 at 300 ns.
+	hot := line
+	hot.SpawnRunHotNs, hot.SpawnRunHotTaskNs, hot.SpawnRunShortTaskNs = 100, 120, 300
+	hotAbove := hot
+	hotAbove.SpawnRunHotNs = 500
+	hotOnly := hot
+	hotOnly.SpawnRunShortTaskNs = 0
+	hotFlat := Overheads{SpawnRunNs: 400, SpawnRunHotNs: 100, SpawnRunHotTaskNs: 100, SpawnRunShortTaskNs: 300}
 	tests := []struct {
 		name string
 		ov   Overheads
@@ -178,6 +186,16 @@ func TestSpawnRunFor(t *testing.T) {
 		{"no slope", Overheads{SpawnRunNs: 400}, 100, 400},
 		{"slope without its task", Overheads{SpawnRunNs: 400, SpawnRunSlope: 0.2}, 100, 400},
 		{"NaN task", line, math.NaN(), 600},
+		{"hot start", hot, 50, 100},
+		{"at the hot task", hot, 120, 100},
+		{"between hot and short", hot, 210, 100 + (260-100)*0.5},
+		{"at the short end", hot, 300, 260},
+		{"past the short end", hot, 1000, 600 - 0.2*1000},
+		{"hot above the line", hotAbove, 50, 600 - 0.2*1950},
+		{"hot without a short end", hotOnly, 100, 100},
+		{"past hot without a short end", hotOnly, 200, 600 - 0.2*1800},
+		{"hot on a flat line", hotFlat, 200, 100 + (400-100)*0.5},
+		{"NaN task with hot", hot, math.NaN(), 600},
 	}
 	for _, tc := range tests {
 		if got := tc.ov.SpawnRunFor(tc.task); got != tc.want {

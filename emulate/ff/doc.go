@@ -103,7 +103,9 @@
 //     task (taking it from the spawner's queue, switching to it, its
 //     exit and the WaitGroup's Done), less for a section of short tasks
 //     on two threads or more (Overheads.SpawnRunFor of the section's
-//     mean task);
+//     mean task), and least, the hot start, for tasks so short that the
+//     cores keep up with the spawner and run each goroutine soon after
+//     it is made;
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
 //     on top when the lock was last taken on another core (its cache
 //     line moves over; a loop of short critical sections on several

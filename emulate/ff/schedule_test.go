@@ -122,6 +122,14 @@ func TestSpawnRunByTask(t *testing.T) {
 	// 1.5-21.5, b 4.5-24.5, c 22-42, d 25-45.
 	// On one core the whole measured cost whatever the task: the spawner
 	// spawns all four (4 ms), then each takes 0.5 + 10 ms: 46 ms.
+	// With a hot start of 0.1 ms for tasks up to 12 ms: a 1.1-11.1, b
+	// 4.1-14.1, c 11.2-21.2, d 14.2-24.2. With the hot start up to 6 ms
+	// and the flat line's 0.5 ms from 14 ms, 10 ms tasks lie halfway:
+	// 0.3 ms, a 1.3-11.3, b 4.3-14.3, c 11.6-21.6, d 14.6-24.6. On one
+	// core the measured cost, as above.
+	hot := machine.Overheads{SpawnNs: 1e6, SpawnRunNs: 0.5e6, SpawnRunHotNs: 0.1e6, SpawnRunHotTaskNs: 12e6, SpawnRunShortTaskNs: 20e6}
+	between := hot
+	between.SpawnRunHotTaskNs, between.SpawnRunShortTaskNs = 6e6, 14e6
 	tests := []struct {
 		name    string
 		ov      machine.Overheads
@@ -133,6 +141,9 @@ func TestSpawnRunByTask(t *testing.T) {
 		{"long tasks", long, 2, 1, 25e6},
 		{"burdened", short, 2, 2, 45e6},
 		{"one core", short, 1, 1, 46e6},
+		{"hot start", hot, 2, 1, 24.2e6},
+		{"between hot and short", between, 2, 1, 24.6e6},
+		{"hot start, one core", hot, 1, 1, 46e6},
 	}
 	for _, tc := range tests {
 		r, err := New().Section(four, tc.threads, sched(t, "spawn"), tc.burden, emulate.Options{Overheads: tc.ov})
