@@ -88,6 +88,10 @@ const (
 //     spawner, limit them (see measureSpawnRun); SpawnRunTaskNs that
 //     task's length as timed alone, and SpawnRunSlope how much less a
 //     loop of short tasks costs each goroutine (see measureSpawnCosts);
+//     SpawnRunHotNs and SpawnRunHotTaskNs where the cores keep up with
+//     the spawner, from the task length at which par.For spawn loops
+//     turn from the spawner's pace to the cores' (measureSpawnHot), and
+//     SpawnRunShortTaskNs the short loops' task length;
 //   - ChanSendNs: one goroutine's time per send of 10^5 into a buffered
 //     channel with room for them; ChanRecvNs: the time per receive of
 //     a pool of t goroutines draining that channel with an empty body
@@ -515,12 +519,17 @@ const lineSpawnRounds = 3
 
 // spawnCosts is one measurement of the spawn costs, taken together
 // (measureSpawnCosts measures the run costs beyond spawnNs): SpawnNs,
-// SpawnRunNs, SpawnRunSlope and SpawnRunTaskNs.
-type spawnCosts struct{ spawnNs, runNs, slope, taskNs float64 }
+// SpawnRunNs, SpawnRunSlope, SpawnRunTaskNs, SpawnRunShortTaskNs,
+// SpawnRunHotNs and SpawnRunHotTaskNs.
+type spawnCosts struct {
+	spawnNs, runNs, slope, taskNs, shortTaskNs float64
+	hotNs, hotTaskNs                           float64
+}
 
 // set sets ov's spawn costs to c's.
 func (c spawnCosts) set(ov *machine.Overheads) {
 	ov.SpawnNs, ov.SpawnRunNs, ov.SpawnRunSlope, ov.SpawnRunTaskNs = c.spawnNs, c.runNs, c.slope, c.taskNs
+	ov.SpawnRunShortTaskNs, ov.SpawnRunHotNs, ov.SpawnRunHotTaskNs = c.shortTaskNs, c.hotNs, c.hotTaskNs
 }
 
 // medianCosts returns the measurement of ps (not empty) whose spawnNs
@@ -730,6 +739,7 @@ func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
 	if c.runNs, c.taskNs, err = measureSpawnRun(ctx, spawnNs, long); err != nil {
 		return spawnCosts{}, err
 	}
+	c.shortTaskNs = c.taskNs
 	if short := spawnRunShort(t, spawnNs); 2*short <= long {
 		r, shortNs, err := measureSpawnRun(ctx, spawnNs, short)
 		if err != nil {
@@ -737,9 +747,94 @@ func measureSpawnCosts(ctx context.Context) (spawnCosts, error) {
 		}
 		if c.taskNs > shortNs {
 			c.slope = max((c.runNs-r)/(c.taskNs-shortNs), 0)
+			c.shortTaskNs = shortNs
 		}
 	}
+	if c.hotNs, c.hotTaskNs, err = measureSpawnHot(ctx, spawnNs); err != nil {
+		return spawnCosts{}, err
+	}
 	return c, nil
+}
+
+// Hot-start measurement: measureSpawnHot times spawn loops at
+// spawnHotPoints task lengths evenly up to the one at which the other
+// cores, at no cost beyond their tasks, would just keep up with the
+// spawner; a loop is past the turn once its wall time per goroutine
+// exceeds the least of the shorter loops' by more than spawnHotRise.
+const (
+	spawnHotPoints = 6
+	spawnHotRise   = 1.15
+)
+
+// measureSpawnHot returns SpawnRunHotNs and SpawnRunHotTaskNs: what a
+// spawned goroutine costs the core that runs it beyond its task while
+// the cores keep up with the spawner, and the longest task with which
+// they did. Below that task a par.For spawn loop goes at the spawner's
+// pace, a wall time per goroutine that the task's length does not
+// change (tasks so short that the other cores run out of work and must
+// be woken cost the spawner a little more); past it the wall time rises
+// with the task, steeply at first, as the goroutines that the cores do
+// not take at once pile up in the run queue and each costs more to run.
+// It times spawnRunTrials loops of spawnRunPerTrial goroutines (the
+// median counts) at spawnHotPoints task lengths evenly up to (t−1)
+// spawnNs, finds the lowest wall time among the shortest half and then
+// the last length, from there on, whose loops stay within spawnHotRise
+// of it: the turn. There the t−1 other cores take a goroutine as fast as
+// the spawner makes t−1 of them, so the hot cost is (t−1)·spawnNs less
+// the task's own length (at least 0), which puts ff's turn where the
+// loops' is. With one core (or no spawn cost) it returns zeros: no hot
+// start.
+func measureSpawnHot(ctx context.Context, spawnNs float64) (hotNs, hotTaskNs float64, err error) {
+	t := runtime.GOMAXPROCS(0)
+	top := float64(t-1) * spawnNs
+	if t < 2 || !(top >= spawnHotPoints) {
+		return 0, 0, nil
+	}
+	walls := make([]float64, spawnHotPoints)
+	owns := make([]float64, spawnHotPoints)
+	for j := range walls {
+		task := int64(top * float64(j+1) / spawnHotPoints)
+		var ws, ts []float64
+		for i := 0; i < spawnRunTrials; i++ {
+			if ctx.Err() != nil {
+				return 0, 0, ctx.Err()
+			}
+			ts = append(ts, ownTaskNs(task))
+			spin.Team(t, spin.WarmNs)
+			ws = append(ws, spawnRunLoop(spawnRunPerTrial, task))
+		}
+		walls[j], owns[j] = robust.Median(ws), robust.Median(ts)
+	}
+	hotNs, hotTaskNs = hotTurn(walls, owns, top)
+	return hotNs, hotTaskNs, nil
+}
+
+// hotTurn finds measureSpawnHot's turn in walls, the wall times per
+// goroutine of loops of tasks that take owns, and returns the hot cost
+// top − the turn's task (at least 0) and that task.
+func hotTurn(walls, owns []float64, top float64) (hotNs, hotTaskNs float64) {
+	low := 0
+	for j := 1; j < (len(walls)+1)/2; j++ {
+		if walls[j] < walls[low] {
+			low = j
+		}
+	}
+	turn := low
+	for j := low + 1; j < len(walls) && walls[j] <= spawnHotRise*walls[low]; j++ {
+		turn = j
+	}
+	return max(top-owns[turn], 0), owns[turn]
+}
+
+// ownTaskNs times spawnPerTrial/10 computing tasks of task ns run one
+// after the other: the task's own length.
+func ownTaskNs(task int64) float64 {
+	var sink atomic.Int64
+	t0 := clock.Now()
+	for j := 0; j < spawnPerTrial/10; j++ {
+		computeTask(task, j, &sink)
+	}
+	return float64(clock.Now()-t0) / float64(spawnPerTrial/10)
 }
 
 // measureSpawnRun returns what running a spawned goroutine of a task
@@ -766,12 +861,7 @@ func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (run, tas
 		if ctx.Err() != nil {
 			return 0, 0, ctx.Err()
 		}
-		var sink atomic.Int64
-		t0 := clock.Now()
-		for j := 0; j < spawnPerTrial/10; j++ {
-			computeTask(task, j, &sink)
-		}
-		own := float64(clock.Now()-t0) / float64(spawnPerTrial/10)
+		own := ownTaskNs(task)
 		spin.Team(t, spin.WarmNs)
 		w := spawnRunLoop(spawnRunPerTrial, task)
 		runs = append(runs, float64(t)*w-own-spawnNs)
