@@ -49,7 +49,8 @@ func ExampleOverheads_SpawnRunFor() {
 
 // ExampleOverheads_SpawnRunFor_hotStart charges a goroutine of a task
 // short enough that the cores keep up with the spawner its hot start,
-// and rises from there to the line.
+// rises from there to the line's short end, and on to the long end in
+// the task's logarithm.
 func ExampleOverheads_SpawnRunFor_hotStart() {
 	o := machine.Overheads{
 		SpawnRunNs: 600, SpawnRunSlope: 0.15, SpawnRunTaskNs: 2000,
@@ -62,7 +63,7 @@ func ExampleOverheads_SpawnRunFor_hotStart() {
 	// task   50 ns: 120 ns
 	// task  180 ns: 229 ns
 	// task  250 ns: 338 ns
-	// task 1000 ns: 450 ns
+	// task 1000 ns: 512 ns
 }
 
 // ExampleOverheads_ChunkServe gives the time a dynamic loop's counter

@@ -132,7 +132,9 @@ type Overheads struct {
 	// which they kept up on the machine calibrated (its tasks and
 	// shorter ones are charged SpawnRunHotNs), and SpawnRunShortTaskNs
 	// the task length of the line's short end: from SpawnRunHotTaskNs
-	// to it the charge rises linearly to the line's (SpawnRunFor).
+	// to it the charge rises linearly to the line's, and from it to
+	// SpawnRunTaskNs it follows a curve in the task's logarithm
+	// (SpawnRunFor).
 	// Calibrate sets SpawnRunHotNs so that at SpawnRunHotTaskNs a
 	// goroutine's task and start on one of the other cores take as long
 	// as the spawner takes for that many spawns, which is where ff's
@@ -264,13 +266,17 @@ func (o Overheads) LateStartNs() float64 {
 // SpawnRunFor returns SpawnRunNs for a spawned goroutine whose task
 // takes taskNs: SpawnRunNs less SpawnRunSlope for every nanosecond the
 // task is shorter than SpawnRunTaskNs, and at least 0 (the line); with
-// no slope or task length, SpawnRunNs for every task. Where the hot
-// start is known (SpawnRunHotTaskNs > 0), a task no longer than
+// no slope or task length, SpawnRunNs for every task. Where the short
+// end's task is known (SpawnRunShortTaskNs, under SpawnRunTaskNs), a
+// task between the two gets the line's two ends joined linearly in the
+// logarithm of the task instead, a curve that rises fast over short
+// tasks and flattens towards long ones, as spawn loops' costs do. Where
+// the hot start is known (SpawnRunHotTaskNs > 0), a task no longer than
 // SpawnRunHotTaskNs gets SpawnRunHotNs, and one between it and
-// SpawnRunShortTaskNs the straight line from there to the line's value
-// at SpawnRunShortTaskNs, but never more than the line.
+// SpawnRunShortTaskNs the straight line from there to the short end's
+// value, but never more than the line.
 func (o Overheads) SpawnRunFor(taskNs float64) float64 {
-	line := o.spawnRunLine(taskNs)
+	line := o.spawnRunCurve(taskNs)
 	hotT, shortT, hot := o.SpawnRunHotTaskNs, o.SpawnRunShortTaskNs, max(o.SpawnRunHotNs, 0)
 	if !(hotT > 0) || math.IsInf(hotT, 0) || math.IsNaN(hot) || math.IsInf(hot, 0) || !(taskNs < max(shortT, hotT)) {
 		return line
@@ -280,6 +286,18 @@ func (o Overheads) SpawnRunFor(taskNs float64) float64 {
 	}
 	at := o.spawnRunLine(shortT)
 	return min(hot+(at-hot)*(taskNs-hotT)/(shortT-hotT), line)
+}
+
+// spawnRunCurve is SpawnRunFor without the hot start: the line, with
+// its ends joined in the logarithm of the task between
+// SpawnRunShortTaskNs and SpawnRunTaskNs where both are known.
+func (o Overheads) spawnRunCurve(taskNs float64) float64 {
+	shortT, longT := o.SpawnRunShortTaskNs, o.SpawnRunTaskNs
+	if !(shortT > 0) || !(longT > shortT) || math.IsInf(longT, 0) || !(taskNs > shortT) || !(taskNs < longT) {
+		return o.spawnRunLine(taskNs)
+	}
+	lo, hi := o.spawnRunLine(shortT), o.spawnRunLine(longT)
+	return lo + (hi-lo)*math.Log(taskNs/shortT)/math.Log(longT/shortT)
 }
 
 // spawnRunLine is SpawnRunFor's line: SpawnRunNs less SpawnRunSlope for

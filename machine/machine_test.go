@@ -170,6 +170,8 @@ func TestSpawnRunFor(t *testing.T) {
 	hotAbove.SpawnRunHotNs = 500
 	hotOnly := hot
 	hotOnly.SpawnRunShortTaskNs = 0
+	curve := line
+	curve.SpawnRunShortTaskNs = 300
 	hotFlat := Overheads{SpawnRunNs: 400, SpawnRunHotNs: 100, SpawnRunHotTaskNs: 100, SpawnRunShortTaskNs: 300}
 	tests := []struct {
 		name string
@@ -190,7 +192,13 @@ func TestSpawnRunFor(t *testing.T) {
 		{"at the hot task", hot, 120, 100},
 		{"between hot and short", hot, 210, 100 + (260-100)*0.5},
 		{"at the short end", hot, 300, 260},
-		{"past the short end", hot, 1000, 600 - 0.2*1000},
+		// From the short end (260 at 300 ns) to the long one (600 at
+		// 2000 ns) in the task's logarithm: halfway at their geometric
+		// mean.
+		{"past the short end", hot, math.Sqrt(300 * 2000), (260 + 600) / 2},
+		{"at the long end", hot, 2000, 600},
+		{"curve without a hot start", curve, 1000, 260 + 340*math.Log(1000.0/300)/math.Log(2000.0/300)},
+		{"curve under the short end", curve, 200, 600 - 0.2*1800},
 		{"hot above the line", hotAbove, 50, 600 - 0.2*1950},
 		{"hot without a short end", hotOnly, 100, 100},
 		{"past hot without a short end", hotOnly, 200, 600 - 0.2*1800},
