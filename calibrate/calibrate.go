@@ -145,8 +145,8 @@ func (r Result) Summary() string {
 		fmt.Fprintf(&b, "the machine was busy: benchmark workers ran %.0f%% of the time; calibrate on an idle machine for better fits\n", 100*share)
 	}
 	o := p.Overheads
-	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns (+%.0f ns from another core, one per %.0f ns when queued), task call %.1f ns, spawn %.0f ns (+%.0f ns on the core that runs it, %.2f ns less per ns of task under %.0f ns, %s), lock %.0f ns (+%.0f ns from another core; handoff %.0f ns, unlock waking a waiter %.0f ns, switch to a parked waiter %.0f ns, spin window %.0f ns + %.0f ns, checked every %.0f ns), wake p50 %.0f ns p90 %.0f ns%s, runnext back-off %.0f ns\n",
-		o.ForkNs, o.JoinNs, o.ChunkNs, o.ChunkMigrateNs, o.ChunkServe(), o.TaskCallNs, o.SpawnNs, o.SpawnRunNs, o.SpawnRunSlope, o.SpawnRunTaskNs, hotStartNote(o), o.LockNs, o.LockMigrateNs, o.LockHandoffNs, o.LockWakeNs, o.LockSwitchNs, o.LockSpinNs, o.LockSpinRampNs, o.LockCheckNs, o.WakeP50Ns, o.WakeP90Ns, wakeStepNote(o.WakeStepNs), o.RunnextNs)
+	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns (+%.0f ns from another core, one per %.0f ns when queued), task call %.1f ns, spawn %.0f ns (+%.0f ns on the core that runs it with tasks of %.0f ns, %s), lock %.0f ns (+%.0f ns from another core; handoff %.0f ns, unlock waking a waiter %.0f ns, switch to a parked waiter %.0f ns, spin window %.0f ns + %.0f ns, checked every %.0f ns), wake p50 %.0f ns p90 %.0f ns%s, runnext back-off %.0f ns\n",
+		o.ForkNs, o.JoinNs, o.ChunkNs, o.ChunkMigrateNs, o.ChunkServe(), o.TaskCallNs, o.SpawnNs, o.SpawnRunNs, o.SpawnRunTaskNs, spawnCurveNote(o), o.LockNs, o.LockMigrateNs, o.LockHandoffNs, o.LockWakeNs, o.LockSwitchNs, o.LockSpinNs, o.LockSpinRampNs, o.LockCheckNs, o.WakeP50Ns, o.WakeP90Ns, wakeStepNote(o.WakeStepNs), o.RunnextNs)
 	fmt.Fprintf(&b, "noise: %.0f hiccups a second per busy core, p50 %.0f ns p90 %.0f ns\n", o.NoiseHz, o.NoiseP50Ns, o.NoiseP90Ns)
 	fmt.Fprintf(&b, "synthesizer walk: %.0f ns per node, %.0f ns per call, %.0f ns per spin delay\n", p.Walk.NodeNs, p.Walk.CallNs, p.Walk.SpinNs)
 	if len(p.ComputeInflation) > 1 {
@@ -199,10 +199,20 @@ func wakeStepNote(ns float64) string {
 	return fmt.Sprintf(" (then one core every %.0f ns)", ns)
 }
 
-// hotStartNote describes o's hot start for calibrate's summary.
-func hotStartNote(o machine.Overheads) string {
-	if !(o.SpawnRunHotTaskNs > 0) {
-		return "no hot start measured"
+// spawnCurveNote describes, for calibrate's summary, what o charges a
+// spawned goroutine of shorter tasks (machine.Overheads.SpawnRunFor): at
+// the short loop's task, and the hot start where it was measured.
+func spawnCurveNote(o machine.Overheads) string {
+	var parts []string
+	if t := o.SpawnRunShortTaskNs; t > 0 && t < o.SpawnRunTaskNs {
+		parts = append(parts, fmt.Sprintf("%.0f ns with tasks of %.0f ns", o.SpawnRunFor(t), t))
+	} else if o.SpawnRunSlope > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f ns less per ns of shorter task", o.SpawnRunSlope))
 	}
-	return fmt.Sprintf("+%.0f ns while the cores keep up, with tasks up to %.0f ns", o.SpawnRunHotNs, o.SpawnRunHotTaskNs)
+	if o.SpawnRunHotTaskNs > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f ns while the cores keep up, with tasks up to %.0f ns", o.SpawnRunFor(o.SpawnRunHotTaskNs), o.SpawnRunHotTaskNs))
+	} else {
+		parts = append(parts, "no hot start measured")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -122,3 +122,25 @@ func TestHotTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnCurveNote checks what calibrate's summary says of the run cost
+// of shorter tasks: the short end's cost and the hot start where
+// measured, the slope where only it is.
+func TestSpawnCurveNote(t *testing.T) {
+	line := machine.Overheads{SpawnRunNs: 600, SpawnRunSlope: 0.2, SpawnRunTaskNs: 2000}
+	full := line
+	full.SpawnRunShortTaskNs, full.SpawnRunHotNs, full.SpawnRunHotTaskNs = 300, 100, 120
+	for _, c := range []struct {
+		name string
+		ov   machine.Overheads
+		want string
+	}{
+		{"measured", full, "260 ns with tasks of 300 ns, 100 ns while the cores keep up, with tasks up to 120 ns"},
+		{"an older profile", line, "0.20 ns less per ns of shorter task, no hot start measured"},
+		{"no short loop", machine.Overheads{SpawnRunNs: 600, SpawnRunTaskNs: 2000, SpawnRunShortTaskNs: 2000}, "no hot start measured"},
+	} {
+		if got := spawnCurveNote(c.ov); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
