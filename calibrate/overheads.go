@@ -793,15 +793,9 @@ func measureSpawnHot(ctx context.Context, spawnNs float64) (hotNs, hotTaskNs flo
 	walls := make([]float64, spawnHotPoints)
 	owns := make([]float64, spawnHotPoints)
 	for j := range walls {
-		task := int64(top * float64(j+1) / spawnHotPoints)
-		var ws, ts []float64
-		for i := 0; i < spawnRunTrials; i++ {
-			if ctx.Err() != nil {
-				return 0, 0, ctx.Err()
-			}
-			ts = append(ts, ownTaskNs(task))
-			spin.Team(t, spin.WarmNs)
-			ws = append(ws, spawnRunLoop(spawnRunPerTrial, task))
+		ws, ts, err := timeSpawnRuns(ctx, int64(top*float64(j+1)/spawnHotPoints))
+		if err != nil {
+			return 0, 0, err
 		}
 		walls[j], owns[j] = robust.Median(ws), robust.Median(ts)
 	}
@@ -824,6 +818,24 @@ func hotTurn(walls, owns []float64, top float64) (hotNs, hotTaskNs float64) {
 		turn = j
 	}
 	return max(top-owns[turn], 0), owns[turn]
+}
+
+// timeSpawnRuns times spawnRunTrials par.For spawn loops of
+// spawnRunPerTrial goroutines of task ns (spawnRunLoop), each after
+// timing the task alone (ownTaskNs) and waking every core, and returns
+// the loops' wall times per goroutine and the task's own times, trial
+// by trial.
+func timeSpawnRuns(ctx context.Context, task int64) (walls, owns []float64, err error) {
+	t := runtime.GOMAXPROCS(0)
+	for i := 0; i < spawnRunTrials; i++ {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		owns = append(owns, ownTaskNs(task))
+		spin.Team(t, spin.WarmNs)
+		walls = append(walls, spawnRunLoop(spawnRunPerTrial, task))
+	}
+	return walls, owns, nil
 }
 
 // ownTaskNs times spawnPerTrial/10 computing tasks of task ns run one
@@ -855,17 +867,14 @@ func ownTaskNs(task int64) float64 {
 // of it, which can be a quarter off (see spin.WorkScale), and ff reads
 // the cost against the recorded lengths of the program's tasks.
 func measureSpawnRun(ctx context.Context, spawnNs float64, task int64) (run, taskNs float64, err error) {
-	t := runtime.GOMAXPROCS(0)
-	var runs, owns []float64
-	for i := 0; i < spawnRunTrials; i++ {
-		if ctx.Err() != nil {
-			return 0, 0, ctx.Err()
-		}
-		own := ownTaskNs(task)
-		spin.Team(t, spin.WarmNs)
-		w := spawnRunLoop(spawnRunPerTrial, task)
-		runs = append(runs, float64(t)*w-own-spawnNs)
-		owns = append(owns, own)
+	walls, owns, err := timeSpawnRuns(ctx, task)
+	if err != nil {
+		return 0, 0, err
+	}
+	t := float64(runtime.GOMAXPROCS(0))
+	runs := make([]float64, len(walls))
+	for i, w := range walls {
+		runs[i] = t*w - owns[i] - spawnNs
 	}
 	// At least 1 ns: a profile that leaves it out (0) was saved before
 	// it was measured, and reads Default's.
