@@ -224,7 +224,9 @@ func (e *Emulator) section(sec *tree.Node, threads int, sched par.Schedule, burd
 	// spawner spawns the whole loop before any goroutine runs, and each
 	// costs what a goroutine among that many waiting does: SpawnRunNs,
 	// as for the long tasks it was measured with, whatever the task.
-	if (ov.SpawnRunSlope > 0 || ov.SpawnRunHotTaskNs > 0) && threads > 1 {
+	// (SpawnRunFor is SpawnRunNs itself for a profile without a slope
+	// or a hot start.)
+	if threads > 1 {
 		ov.SpawnRunNs = ov.SpawnRunFor(p.meanTask * burden)
 		if !e.exactGrid {
 			ov.SpawnRunNs = onGrid(ov.SpawnRunNs)
