@@ -276,16 +276,16 @@ func (o Overheads) LateStartNs() float64 {
 // SpawnRunShortTaskNs the straight line from there to the short end's
 // value, but never more than the line.
 func (o Overheads) SpawnRunFor(taskNs float64) float64 {
-	line := o.spawnRunCurve(taskNs)
+	curve := o.spawnRunCurve(taskNs)
 	hotT, shortT, hot := o.SpawnRunHotTaskNs, o.SpawnRunShortTaskNs, max(o.SpawnRunHotNs, 0)
 	if !(hotT > 0) || math.IsInf(hotT, 0) || math.IsNaN(hot) || math.IsInf(hot, 0) || !(taskNs < max(shortT, hotT)) {
-		return line
+		return curve
 	}
 	if taskNs <= hotT || !(shortT > hotT) || math.IsInf(shortT, 0) {
-		return min(hot, line)
+		return min(hot, curve)
 	}
 	at := o.spawnRunLine(shortT)
-	return min(hot+(at-hot)*(taskNs-hotT)/(shortT-hotT), line)
+	return min(hot+(at-hot)*(taskNs-hotT)/(shortT-hotT), curve)
 }
 
 // spawnRunCurve is SpawnRunFor without the hot start: the line, with
