@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			return res, fmt.Errorf("calibrating overheads: %w", err)
 		}
 		p.Overheads = o
+		p.Defaulted = defaultOtherCores(&p.Overheads, machine.Default().Overheads, runtime.GOMAXPROCS(0))
 	}
 	if !opt.SkipCompute {
 		bar := progress.New(opt.Progress, "calibrate compute  ", 0)
@@ -147,6 +149,9 @@ func (r Result) Summary() string {
 	o := p.Overheads
 	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns (+%.0f ns from another core, one per %.0f ns when queued), task call %.1f ns, spawn %.0f ns (+%.0f ns on the core that runs it with tasks of %.0f ns, %s), lock %.0f ns (+%.0f ns from another core; handoff %.0f ns, unlock waking a waiter %.0f ns, switch to a parked waiter %.0f ns, spin window %.0f ns + %.0f ns, checked every %.0f ns), wake p50 %.0f ns p90 %.0f ns%s, runnext back-off %.0f ns\n",
 		o.ForkNs, o.JoinNs, o.ChunkNs, o.ChunkMigrateNs, o.ChunkServe(), o.TaskCallNs, o.SpawnNs, o.SpawnRunNs, o.SpawnRunTaskNs, spawnCurveNote(o), o.LockNs, o.LockMigrateNs, o.LockHandoffNs, o.LockWakeNs, o.LockSwitchNs, o.LockSpinNs, o.LockSpinRampNs, o.LockCheckNs, o.WakeP50Ns, o.WakeP90Ns, wakeStepNote(o.WakeStepNs), o.RunnextNs)
+	if note := DefaultedNote(p); note != "" {
+		fmt.Fprintln(&b, note)
+	}
 	fmt.Fprintf(&b, "noise: %.0f hiccups a second per busy core, p50 %.0f ns p90 %.0f ns\n", o.NoiseHz, o.NoiseP50Ns, o.NoiseP90Ns)
 	fmt.Fprintf(&b, "synthesizer walk: %.0f ns per node, %.0f ns per call, %.0f ns per spin delay\n", p.Walk.NodeNs, p.Walk.CallNs, p.Walk.SpinNs)
 	if len(p.ComputeInflation) > 1 {

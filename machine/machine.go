@@ -48,7 +48,16 @@ type Profile struct {
 	Tool string `json:"tool,omitempty"`
 
 	Overheads Overheads `json:"overheads"`
-	Walk      Walk      `json:"walk"`
+	// Defaulted names, by their JSON keys, the overheads that
+	// calibrate could not measure and took from Default instead:
+	// measured on one core (GOMAXPROCS 1), the costs that involve a
+	// second core (a cache line, a goroutine or a wake-up moving
+	// between cores, a waiter spinning beside the holder) read as
+	// zeros or as what one core does instead (a lock hand-off that
+	// waits for the holder's preemption). Empty where every overhead
+	// was measured.
+	Defaulted []string `json:"defaulted_overheads,omitempty"`
+	Walk      Walk     `json:"walk"`
 	// ComputeInflation maps a thread count t to κ_t ≥ 1: how much longer
 	// a compute-bound loop takes on each of t threads running at once
 	// than on one thread alone. It is 1 on a machine whose cores are its

@@ -229,3 +229,29 @@ func TestDisturbedFirstUseNotSaved(t *testing.T) {
 		t.Error("a disturbed measurement was saved")
 	}
 }
+
+// TestOneCoreProfileNote checks that predict says which overheads a
+// profile measured on one core took from the built-in values, where it
+// predicts two threads or more (one thread charges none of them).
+func TestOneCoreProfileNote(t *testing.T) {
+	configDir(t)
+	prof := triangle(t)
+	e := &env{measure: func(ctx context.Context, w io.Writer) (machine.Profile, error) {
+		m, err := fakeMachine(ctx, w)
+		m.Defaulted = []string{"lock_handoff_ns", "wake_p50_ns"}
+		return m, err
+	}}
+	for _, tc := range []struct {
+		threads string
+		note    bool
+	}{{"2", true}, {"1,4", true}, {"1", false}} {
+		code, out, stderr := prophetWith(e, "predict", prof, "--threads", tc.threads)
+		if code != 0 {
+			t.Fatalf("--threads %s: status %d, stderr %q", tc.threads, code, stderr)
+		}
+		got := strings.Contains(out, "measured on one core") && strings.Contains(out, "lock_handoff_ns, wake_p50_ns")
+		if got != tc.note {
+			t.Errorf("--threads %s: one-core note %v, want %v:\n%s", tc.threads, got, tc.note, out)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parallel-prophet/prophet/analyze"
+	"github.com/parallel-prophet/prophet/calibrate"
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
 	"github.com/parallel-prophet/prophet/emulate/ff"
@@ -204,6 +205,8 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	}
 	if pl.machineAt == "" {
 		out.Notes = append(out.Notes, "overheads are prophet's built-in defaults; run prophet calibrate for this machine's own")
+	} else if note := calibrate.DefaultedNote(pl.machine); note != "" && slices.Max(pl.threads) > 1 {
+		out.Notes = append(out.Notes, note)
 	}
 	if slices.Max(pl.threads) > 1 {
 		if a, err := analyze.Analyze(t, analyze.Options{Overheads: pl.machine.Overheads, Threads: []int{1}}); err == nil {
