@@ -2,12 +2,11 @@ package memprobe
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/parallel-prophet/prophet/internal/affinity"
+	"github.com/parallel-prophet/prophet/internal/sysinfo"
 )
 
 // Cores returns how many cores a probe in this process could use (the
@@ -33,7 +32,7 @@ func usableCPUs() (cpus []int, limit int, why string) {
 		}
 	}
 	limit = len(cpus)
-	if q, ok := cpuQuota(); ok && q < float64(limit) {
+	if q, ok := sysinfo.CPUQuota(); ok && q < float64(limit) {
 		limit = int(q)
 		why = "a CPU quota of " + strconv.FormatFloat(q, 'g', 3, 64) + " cores"
 	}
@@ -42,30 +41,6 @@ func usableCPUs() (cpus []int, limit int, why string) {
 		why = "GOMAXPROCS " + strconv.Itoa(mp)
 	}
 	return cpus, limit, why
-}
-
-// cpuQuota reads the cgroup v2 CPU quota (cpu.max) of this process, in
-// cores; ok is false where there is none.
-func cpuQuota() (cores float64, ok bool) {
-	data, err := os.ReadFile("/sys/fs/cgroup/cpu.max")
-	if err != nil {
-		return 0, false
-	}
-	return parseCPUMax(string(data))
-}
-
-// parseCPUMax parses cpu.max's "QUOTA PERIOD" ("max PERIOD": none).
-func parseCPUMax(s string) (cores float64, ok bool) {
-	f := strings.Fields(s)
-	if len(f) != 2 || f[0] == "max" {
-		return 0, false
-	}
-	q, err1 := strconv.ParseFloat(f[0], 64)
-	p, err2 := strconv.ParseFloat(f[1], 64)
-	if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
-		return 0, false
-	}
-	return q / p, true
 }
 
 // NoCoresNote says why a probe measures nothing in this process, or ""

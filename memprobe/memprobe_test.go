@@ -202,26 +202,6 @@ func TestAnalyzeMedian(t *testing.T) {
 	}
 }
 
-func TestParseCPUMax(t *testing.T) {
-	tests := []struct {
-		in    string
-		cores float64
-		ok    bool
-	}{
-		{"max 100000\n", 0, false},
-		{"150000 100000\n", 1.5, true},
-		{"50000 100000", 0.5, true},
-		{"garbage", 0, false},
-		{"-1 100000", 0, false},
-	}
-	for _, tc := range tests {
-		c, ok := parseCPUMax(tc.in)
-		if c != tc.cores || ok != tc.ok {
-			t.Errorf("parseCPUMax(%q) = %g, %v; want %g, %v", tc.in, c, ok, tc.cores, tc.ok)
-		}
-	}
-}
-
 // TestProberSmoke runs a real probe around seven runs of a short
 // section: it checks the runs it times (run 1 beside a full bandit, run
 // 5 beside a low-intensity one, run 3 not timed) and the curve's

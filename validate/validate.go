@@ -14,6 +14,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/progress"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/internal/sysinfo"
 	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
@@ -208,8 +209,9 @@ type Report struct {
 	Summary []Summary `json:"summary"`
 	// Notes say, one sentence each, what was skipped and why.
 	Notes []string `json:"notes,omitempty"`
-	// Cores is runtime.NumCPU() where the validation ran; ElapsedNs
-	// how long it took.
+	// Cores is how many threads the validation's real runs could run
+	// at once (runtime.NumCPU(), or fewer under a CPU quota:
+	// sysinfo.RunnableCores); ElapsedNs how long it took.
 	Cores     int   `json:"cores"`
 	ElapsedNs int64 `json:"elapsed_ns"`
 	// LoadBefore and LoadAfter are the machine's 1-minute load averages
@@ -367,7 +369,8 @@ func begin(cfg Config) (*Report, *measurer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("validate: %w", err)
 	}
-	rep := &Report{Cores: runtime.NumCPU(), LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}
+	cores, quota := sysinfo.RunnableCores()
+	rep := &Report{Cores: cores, LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}
 	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
 	for i, name := range cfg.Emulators {
 		// The synthesizer makes one timed replay per prediction: it
@@ -384,11 +387,15 @@ func begin(cfg Config) (*Report, *measurer, error) {
 			threads = append(threads, t)
 		}
 	}
+	has := fmt.Sprintf("this machine has %d cores", rep.Cores)
+	if quota != "" {
+		has = fmt.Sprintf("this process may run %d threads at once (%s)", rep.Cores, quota)
+	}
 	if len(skipped) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("thread counts %v skipped: this machine has %d cores, so a real run there would not measure the machine being predicted", skipped, rep.Cores))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("thread counts %v skipped: %s, so a real run there would not measure the machine being predicted", skipped, has))
 	}
 	if len(threads) == 0 {
-		return nil, nil, fmt.Errorf("validate: no thread count between 1 and this machine's %d cores", rep.Cores)
+		return nil, nil, fmt.Errorf("validate: no thread count between 1 and %d: %s", rep.Cores, has)
 	}
 	m := &measurer{cfg: cfg, threads: threads, emus: emus, opt: emulate.Options{Overheads: cfg.Machine.Overheads, Walk: cfg.Machine.Walk}, noted: map[string]bool{}, start: time.Now()}
 	return rep, m, nil
@@ -419,10 +426,12 @@ func (m *measurer) finish(rep *Report) {
 	rep.OthersCores, _ = m.timed.OthersCores()
 	if rep.Disturbed = rep.OthersCores >= hostload.DisturbedCores; rep.Disturbed {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the comparison was disturbed: other programs kept %.1f of this machine's %d cores busy on average while the real runs were timed, so the real speedups measure that contention as much as the programs, and the errors are not the emulators'", rep.OthersCores, rep.Cores))
-	} else if load := max(rep.LoadBefore, rep.LoadAfter); load > float64(rep.Cores)+0.5 {
+	} else if load, cpus := max(rep.LoadBefore, rep.LoadAfter), runtime.NumCPU(); load > float64(cpus)+0.5 {
 		// Validation itself keeps every core busy; more than that is
-		// someone else's work.
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, rep.Cores))
+		// someone else's work. (The load average is the machine's,
+		// counted against its CPUs whatever quota this process runs
+		// under.)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the machine was busy (1-minute load average up to %.1f on %d cores): other work shared the cores, so the real speedups are noisy", load, cpus))
 	}
 	if note := lineNote(rep.Rows, cfg.Machine.Overheads.LockMigrateNs, cfg.LinesNow); note != "" {
 		rep.Notes = append(rep.Notes, note)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
 	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/internal/sysinfo"
 	"github.com/parallel-prophet/prophet/kernels"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/memprobe"
@@ -86,7 +86,9 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	cores := runtime.NumCPU()
+	// A real run at more threads than a CPU quota allows measures the
+	// quota: the synthesizer and the real runs stop there.
+	cores, _ := sysinfo.RunnableCores()
 	pf := predictFlags{
 		threads:   "1,2,4,8,16",
 		schedules: "static,static:1,dynamic:1,guided:1,spawn",
