@@ -234,7 +234,11 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		threads = append(threads, th)
 	}
 	if len(threads) == 0 {
-		fmt.Fprintln(out, "this machine has one core: there is no parallel run to compare with")
+		if _, why := sysinfo.RunnableCores(); why != "" {
+			fmt.Fprintf(out, "%s lets this process run one thread at a time: there is no parallel run to compare with\n", why)
+		} else {
+			fmt.Fprintln(out, "this machine has one core: there is no parallel run to compare with")
+		}
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
