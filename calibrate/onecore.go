@@ -2,49 +2,41 @@ package calibrate
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/parallel-prophet/prophet/machine"
 )
 
-// otherCoreCost is an overhead that only a second core shows, by its
-// JSON key in the machine profile.
-type otherCoreCost struct {
-	key   string
-	field func(*machine.Overheads) *float64
+// otherCoreCosts are the overheads, by their JSON keys in the machine
+// profile, that involve a core besides the one the goroutine runs on:
+// starting and joining a team (idle cores woken), a counter's or a
+// lock's cache line moving between cores, a goroutine that another core
+// takes from the spawner's queue, a waiter spinning beside the holder, a
+// wake-up from another core. Measured with GOMAXPROCS 1 they read 0
+// (nothing moves) or what one core does instead (a lock hand-off waits
+// for the holder's preemption, 10 ms). The rest (a chunk fetch, the task
+// call, the go statement, a channel operation, an uncontended Lock, the
+// switch to a parked waiter, the noise) cost the same on one core.
+var otherCoreCosts = []string{
+	"fork_ns", "join_ns", "chunk_migrate_ns", "chunk_serve_ns",
+	"spawn_run_ns", "spawn_run_slope", "spawn_run_task_ns", "spawn_run_hot_ns", "spawn_run_hot_task_ns", "spawn_run_short_task_ns",
+	"lock_handoff_ns", "lock_migrate_ns", "lock_wake_ns", "lock_spin_ns", "lock_spin_ramp_ns", "lock_check_ns",
+	"wake_p50_ns", "wake_p90_ns", "runnext_ns", "wake_step_ns",
 }
 
-// otherCoreCosts are the overheads that involve a core besides the one
-// the goroutine runs on: starting and joining a team (idle cores
-// woken), a counter's or a lock's cache line moving between cores, a
-// goroutine that another core takes from the spawner's queue, a waiter
-// spinning beside the holder, a wake-up from another core. Measured with
-// GOMAXPROCS 1 they read 0 (nothing moves) or what one core does
-// instead (a lock hand-off waits for the holder's preemption, 10 ms).
-// The rest (a chunk fetch, the task call, the go statement, a channel
-// operation, an uncontended Lock, the switch to a parked waiter, the
-// noise) cost the same on one core.
-var otherCoreCosts = []otherCoreCost{
-	{"fork_ns", func(o *machine.Overheads) *float64 { return &o.ForkNs }},
-	{"join_ns", func(o *machine.Overheads) *float64 { return &o.JoinNs }},
-	{"chunk_migrate_ns", func(o *machine.Overheads) *float64 { return &o.ChunkMigrateNs }},
-	{"chunk_serve_ns", func(o *machine.Overheads) *float64 { return &o.ChunkServeNs }},
-	{"spawn_run_ns", func(o *machine.Overheads) *float64 { return &o.SpawnRunNs }},
-	{"spawn_run_slope", func(o *machine.Overheads) *float64 { return &o.SpawnRunSlope }},
-	{"spawn_run_task_ns", func(o *machine.Overheads) *float64 { return &o.SpawnRunTaskNs }},
-	{"spawn_run_hot_ns", func(o *machine.Overheads) *float64 { return &o.SpawnRunHotNs }},
-	{"spawn_run_hot_task_ns", func(o *machine.Overheads) *float64 { return &o.SpawnRunHotTaskNs }},
-	{"spawn_run_short_task_ns", func(o *machine.Overheads) *float64 { return &o.SpawnRunShortTaskNs }},
-	{"lock_handoff_ns", func(o *machine.Overheads) *float64 { return &o.LockHandoffNs }},
-	{"lock_migrate_ns", func(o *machine.Overheads) *float64 { return &o.LockMigrateNs }},
-	{"lock_wake_ns", func(o *machine.Overheads) *float64 { return &o.LockWakeNs }},
-	{"lock_spin_ns", func(o *machine.Overheads) *float64 { return &o.LockSpinNs }},
-	{"lock_spin_ramp_ns", func(o *machine.Overheads) *float64 { return &o.LockSpinRampNs }},
-	{"lock_check_ns", func(o *machine.Overheads) *float64 { return &o.LockCheckNs }},
-	{"wake_p50_ns", func(o *machine.Overheads) *float64 { return &o.WakeP50Ns }},
-	{"wake_p90_ns", func(o *machine.Overheads) *float64 { return &o.WakeP90Ns }},
-	{"runnext_ns", func(o *machine.Overheads) *float64 { return &o.RunnextNs }},
-	{"wake_step_ns", func(o *machine.Overheads) *float64 { return &o.WakeStepNs }},
+// overheadByKey returns the field of o whose JSON key is key, or nil.
+func overheadByKey(o *machine.Overheads, key string) *float64 {
+	rv := reflect.ValueOf(o).Elem()
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name == key && rt.Field(i).Type.Kind() == reflect.Float64 {
+			return rv.Field(i).Addr().Interface().(*float64)
+		}
+	}
+	return nil
 }
 
 // defaultOtherCores replaces, in ov measured with GOMAXPROCS procs,
@@ -57,12 +49,10 @@ func defaultOtherCores(ov *machine.Overheads, d machine.Overheads, procs int) []
 	if procs >= 2 {
 		return nil
 	}
-	keys := make([]string, 0, len(otherCoreCosts))
-	for _, c := range otherCoreCosts {
-		*c.field(ov) = *c.field(&d)
-		keys = append(keys, c.key)
+	for _, key := range otherCoreCosts {
+		*overheadByKey(ov, key) = *overheadByKey(&d, key)
 	}
-	return keys
+	return slices.Clone(otherCoreCosts)
 }
 
 // DefaultedNote says which of p's overheads are prophet's built-in
