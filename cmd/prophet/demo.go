@@ -88,7 +88,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	}
 	// A real run at more threads than a CPU quota allows measures the
 	// quota: the synthesizer and the real runs stop there.
-	cores, _ := sysinfo.RunnableCores()
+	cores, quota := sysinfo.RunnableCores()
 	pf := predictFlags{
 		threads:   "1,2,4,8,16",
 		schedules: "static,static:1,dynamic:1,guided:1,spawn",
@@ -179,7 +179,7 @@ func demo(e *env, name string, scale float64, dir, machinePath string) error {
 	}
 
 	fmt.Fprintf(out, "\n== 4. The truth: the real parallel version (package par, %s)\n", own)
-	if err := demoTruth(e, name, k, t, pl, cores); err != nil {
+	if err := demoTruth(e, name, k, t, pl, cores, quota); err != nil {
 		return err
 	}
 
@@ -227,15 +227,17 @@ func demoProbe(t *tree.Tree, raw memprobe.Raw) (string, error) {
 // settle, and ff charging the cache-line costs measured beside them)
 // and prints a line per thread count, or, where other programs
 // used the cores meanwhile, says that the comparison was disturbed.
-func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, cores int) error {
+// cores is how many threads run at once, quota why fewer than the
+// machine's CPUs ("" where none limits them).
+func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, cores int, quota string) error {
 	out := e.stdout
 	var threads []int
 	for th := 2; th <= cores; th *= 2 {
 		threads = append(threads, th)
 	}
 	if len(threads) == 0 {
-		if _, why := sysinfo.RunnableCores(); why != "" {
-			fmt.Fprintf(out, "%s lets this process run one thread at a time: there is no parallel run to compare with\n", why)
+		if quota != "" {
+			fmt.Fprintf(out, "%s lets this process run one thread at a time: there is no parallel run to compare with\n", quota)
 		} else {
 			fmt.Fprintln(out, "this machine has one core: there is no parallel run to compare with")
 		}
