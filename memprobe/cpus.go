@@ -31,11 +31,7 @@ func usableCPUs() (cpus []int, limit int, why string) {
 			cpus = append(cpus, i)
 		}
 	}
-	limit = len(cpus)
-	if q, ok := sysinfo.CPUQuota(); ok && q < float64(limit) {
-		limit = int(q)
-		why = "a CPU quota of " + strconv.FormatFloat(q, 'g', 3, 64) + " cores"
-	}
+	limit, why = sysinfo.QuotaLimit(len(cpus))
 	if mp := runtime.GOMAXPROCS(0); mp < limit {
 		limit = mp
 		why = "GOMAXPROCS " + strconv.Itoa(mp)

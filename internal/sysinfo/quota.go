@@ -37,11 +37,17 @@ func parseCPUMax(s string) (cores float64, ok bool) {
 // real parallel run at more threads than that is throttled to the
 // quota and measures the quota, not the machine being predicted.
 func RunnableCores() (n int, why string) {
-	return runnable(runtime.NumCPU(), CPUQuota)
+	return QuotaLimit(runtime.NumCPU())
 }
 
-// runnable is RunnableCores with the CPU count and the quota's reader
-// given.
+// QuotaLimit returns how many of cpus CPUs this process can run at
+// once: cpus, or the CPU quota's whole cores where that is fewer (at
+// least 1), and then why.
+func QuotaLimit(cpus int) (n int, why string) {
+	return runnable(cpus, CPUQuota)
+}
+
+// runnable is QuotaLimit with the quota's reader given.
 func runnable(cpus int, quota func() (float64, bool)) (n int, why string) {
 	n = max(cpus, 1)
 	if q, ok := quota(); ok && int(q) < n {
