@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
@@ -107,7 +108,19 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			return nil, err
 		}
 	}
-	return m.compare(ctx, sub, tr)
+	rows, err := m.compare(ctx, sub, tr)
+	if err != nil {
+		return nil, err
+	}
+	if m.cfg.Keep != "" {
+		// After the comparison: a kernel's memory probe stores what each
+		// round measured in tr.
+		path := filepath.Join(m.cfg.Keep, sub.test+"-"+sub.sample+".ppt")
+		if err := tree.WriteFile(path, tr); err != nil {
+			return nil, fmt.Errorf("keeping the recording: %w", err)
+		}
+	}
+	return rows, nil
 }
 
 // recordSerial records sub's serial run up to three times, pooling the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -112,6 +113,13 @@ type Config struct {
 	// Progress, if not nil, receives a progress bar (samples done, time
 	// left).
 	Progress io.Writer
+	// Keep, when not empty, is a directory (made if missing) that
+	// receives each sample's recording, the profile its predictions
+	// came from, as TEST-SAMPLE.ppt (fine-3.ppt, examples-lu.ppt): a
+	// change to an emulator can then be tried on the same recordings
+	// against the same real speedups (the rows' Real), without the real
+	// runs' noise between the two.
+	Keep string
 }
 
 // Row is one sample predicted by one emulator at one schedule and thread
@@ -368,6 +376,11 @@ func begin(cfg Config) (*Report, *measurer, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, nil, fmt.Errorf("validate: %w", err)
+	}
+	if cfg.Keep != "" {
+		if err := os.MkdirAll(cfg.Keep, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("validate: keeping the recordings: %w", err)
+		}
 	}
 	cores, quota := sysinfo.RunnableCores()
 	rep := &Report{Cores: cores, LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}

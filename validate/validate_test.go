@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/parallel-prophet/prophet/internal/cputime"
 
 	"github.com/parallel-prophet/prophet/par"
+	"github.com/parallel-prophet/prophet/tree"
 )
 
 // TestSmoke runs the whole harness on tiny samples: it asserts that it
@@ -188,6 +191,39 @@ func TestRunBadConfig(t *testing.T) {
 		if _, err := Run(context.Background(), tc.cfg); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// TestKeep checks that Config.Keep receives each sample's recording, the
+// one its rows were predicted from (its work is the rows' RecordedNs),
+// and that a Keep that cannot be a directory fails the run, naming it.
+func TestKeep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kept")
+	rep, err := Run(context.Background(), Config{Test: Fine, Samples: 2, Threads: []int{1}, Schedules: []par.Schedule{{Policy: par.Static}},
+		Emulators: []string{"ff"}, Repeats: 1, Scale: 0.01, Keep: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		path := filepath.Join(dir, Fine+"-"+r.Sample+".ppt")
+		tr, err := tree.ReadFile(path)
+		if err != nil {
+			t.Fatalf("sample %s: %v", r.Sample, err)
+		}
+		if w := float64(tree.Work(tr.Root)); w != r.RecordedNs {
+			t.Errorf("sample %s: kept recording of %v ns of work, the row's %v", r.Sample, w, r.RecordedNs)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), Config{Test: Fine, Samples: 1, Threads: []int{1}, Scale: 0.01, Keep: filepath.Join(file, "kept")})
+	if err == nil || !strings.Contains(err.Error(), "keeping the recordings") {
+		t.Errorf("Keep under a file: %v, want an error about keeping the recordings", err)
 	}
 }
 

@@ -62,7 +62,12 @@ the time their plain serial runs take (the "recorded/serial" column of
 a loop than when the profiler measured them as it started (or, for a
 ratio below 1, where other load slowed the plain runs); that moves the
 predictions of loops bound by a lock, their spawner or a dynamic counter
-by about that ratio.`,
+by about that ratio.
+
+--keep DIR writes each sample's recording there; with --format json (or
+--rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
+a changed machine profile or emulator on the same recordings against the
+same real runs, free of the noise between two validations.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -86,6 +91,7 @@ by about that ratio.`,
 		linesNow := fs.Bool("lines-now", false, "have ff charge the cache-line costs measured beside each sample's real runs instead of the machine profile's (lock_migrate_ns, chunk_migrate_ns and chunk_serve_ns after every round, ff predicting with each round's and taking the median; spawn_ns and spawn_run_ns for spawn and errgroup after the rounds): for machines (cloud VMs) that move cache lines at different speeds at different times")
 		kernelList := fs.String("kernels", "", "with --examples: only these kernels (comma-separated)")
 		rows := fs.Bool("rows", false, "with --format table: also list every sample's row")
+		keep := fs.String("keep", "", "write each sample's recording, the profile its predictions came from, to this directory as TEST-SAMPLE.ppt (fine-3.ppt, examples-lu.ppt)")
 		probe := fs.String("memory-probe", "auto", "with --examples: probe each kernel's memory behaviour beside bandwidth bandits (auto: where there are no hardware counters; on; off)")
 		if err := parse(fs, args); err != nil {
 			return err
@@ -140,7 +146,7 @@ by about that ratio.`,
 			Test: *test, Samples: *samples, Threads: th, Schedules: ss, Seed: *seed,
 			Emulators: el, Repeats: *repeats, MaxRepeats: *maxRepeats, Examples: *examples, Scale: *scale,
 			Machine: m, Progress: e.stderr, Fastest: *fastest, QuietWait: *quiet, Tolerance: *tol, LinesNow: *linesNow,
-			Kernels: splitList(*kernelList), MemoryProbe: probeMode,
+			Kernels: splitList(*kernelList), MemoryProbe: probeMode, Keep: *keep,
 		})
 		if err != nil {
 			return err // validate's errors say "validate:"
