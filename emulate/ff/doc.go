@@ -53,7 +53,10 @@
 //     within the spin window (machine.Overheads.LockSpin, which reaches
 //     the last check) is still spinning on its core,
 //     checking the lock four times over the window at fixed steps from
-//     its request, and the spinner whose check comes first takes it then
+//     its request (and, where it asked from another core than the
+//     lock's last one, once as its compare-and-swap lands, a cache-line
+//     move after the request: an Unlock before then is seen at once),
+//     and the spinner whose check comes first takes it then
 //     (a spinner that finds it taken again keeps counting its checks,
 //     and parks once they are used up); one that parked is only woken by
 //     the Unlock. Either way the lock is free for anybody (barging) until
@@ -107,9 +110,15 @@
 //     cores keep up with the spawner and run each goroutine soon after
 //     it is made;
 //   - LockNs per L node, inside the critical section, and LockMigrateNs
-//     on top when the lock was last taken on another core (its cache
-//     line moves over; a loop of short critical sections on several
-//     cores pays it at nearly every Lock), and a share m/(m+2) of it
+//     when the lock was last taken on another core (its cache line
+//     moves over; a loop of short critical sections on several cores
+//     pays it at nearly every Lock): with sync.Mutex's behaviour
+//     (LockHandoffNs > 0), before the hold, as the Lock's
+//     compare-and-swap in flight, its goroutine waiting on its core,
+//     the lock free for anybody meanwhile (a Lock on the core that has
+//     the line takes it first), and the lock taken as it lands if it is
+//     still free (state.flies); on the ideal lock, inside the hold;
+//     and a share m/(m+2) of it
 //     more when m other goroutines wait for the lock on cores of their
 //     own (crowdShare: the waiters pull the line away), that share
 //     alone for a Lock on the core that took it last; and

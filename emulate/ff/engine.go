@@ -507,6 +507,10 @@ func (s *state) run(g *gor) (float64, bool) {
 					f.rep = 0
 				}
 				if !s.acquire(g, c, f.node, f.sec) {
+					if g.resume == resRetry {
+						// In flight: g keeps its core.
+						return g.clock, true
+					}
 					return 0, false
 				}
 			case tree.KindSec:

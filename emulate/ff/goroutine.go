@@ -95,6 +95,22 @@ type gor struct {
 	lockL  float64 // length of the L to run after the lock is handed over
 	lockN  string
 	reqAt  float64 // when g asked for the lock it waits for
+	// landNs is how long after reqAt g's first compare-and-swap for its
+	// lock lands: the lock's cache-line move (LockMigrateNs, after the
+	// moves of those in flight before it) where g asked from another
+	// core than the one that took the lock last, 0 otherwise (or once g
+	// parked). An Unlock before then is seen as
+	// it lands, without a spin check: sync.Mutex's Lock is that
+	// compare-and-swap, which waits for the line, and on a machine
+	// whose lines move slowly a Lock asked just before the Unlock takes
+	// the lock as the line arrives (see spinCheck).
+	landNs float64
+	// landed: g takes its lock as its compare-and-swap lands, the
+	// line's move already waited out (see take).
+	landed bool
+	// flying: g's Lock found its lock free with the line elsewhere and
+	// waits on its core for the compare-and-swap to land (see flies).
+	flying bool
 	// waitStart is when g first asked for the lock it waits for (a
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64

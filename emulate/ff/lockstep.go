@@ -210,6 +210,12 @@ func (s *state) lockstep() bool {
 			return false
 		}
 	}
+	if !dyn && s.flies(s.lock(shape.lockID), members[0].g) {
+		// Each Lock is in flight for a move before it takes the lock,
+		// which stays free meanwhile (flies): the last one must land
+		// before every foreign event.
+		tail = s.ov.LockMigrateNs
+	}
 	if last+float64(nmax)*period >= maxExact {
 		return false
 	}

@@ -37,6 +37,9 @@ type mutex struct {
 	// stolen is set once a Lock from another core came during the
 	// current hold (see steal).
 	stolen bool
+	// flightEnd is when the last compare-and-swap from another core
+	// lands (see acquire): the line serves one at a time.
+	flightEnd float64
 }
 
 // migrates reports whether taking lk on core now moves its cache line
@@ -114,7 +117,8 @@ func (s *state) lock(i int32) *mutex { return s.lockList[i] }
 // (lk.releaseAt). It follows sync.Mutex:
 //
 //   - A waiter that asked within the spin window (LockSpinNs) is still
-//     spinning: it checks the lock every SpinCheckNs from its request
+//     spinning: it checks the lock every SpinCheckNs from its request,
+//     or as its compare-and-swap lands where that is still in flight
 //     (spinCheck). Of the spinning waiters, the one whose check comes
 //     first (firstChecker) takes the lock then if it is still free
 //     (charged LockNs), and until then anybody may take it (barge);
@@ -166,7 +170,7 @@ func (s *state) release(lk *mutex) {
 		return
 	}
 	if !w.parked && !lk.starving && s.ov.LockHandoffNs > 0 {
-		if d := s.spinCheck(waited); d > 0 {
+		if d := s.spinCheck(waited, w.landNs); d > 0 {
 			// w spins: it sees the lock free only at its next check,
 			// and until then anybody may take it.
 			w.resume = resRetry
@@ -240,7 +244,7 @@ func (s *state) firstChecker(lk *mutex) int {
 		if !s.spinning(w, waited) {
 			return false
 		}
-		if d := s.spinCheck(waited); d < bestD {
+		if d := s.spinCheck(waited, w.landNs); d < bestD {
 			best, bestD = i, d
 		}
 		return false
@@ -256,17 +260,23 @@ func (s *state) spinning(w *gor, waited float64) bool {
 }
 
 // spinCheck returns how long after now a spinning waiter that asked
-// waited ns ago (within the spin window) next checks the lock. As in
-// sync.Mutex, it checks every SpinCheckNs from its request (each check
-// one runtime.procyield of 30 PAUSE instructions, 750 ns on the
-// project's AMD VM, 100 ns to 1.5 µs elsewhere), not from the Unlock:
-// even a waiter whose lock comes free at once waits a whole step, and
-// one that asked just after a check waits nearly two. On the grid; 0
-// without a spin window.
-func (s *state) spinCheck(waited float64) float64 {
+// waited ns ago (within the spin window) next checks the lock, land
+// being how long after its request its compare-and-swap lands (see
+// gor.landNs). As in sync.Mutex, it checks every SpinCheckNs from its
+// request (each check one runtime.procyield of 30 PAUSE instructions,
+// 750 ns on the project's AMD VM, 100 ns to 1.5 µs elsewhere), not from
+// the Unlock: even a waiter whose lock comes free at once waits a whole
+// step, and one that asked just after a check waits nearly two. A
+// waiter whose compare-and-swap is still in flight, its lock's line on
+// the way from the holder's core, sees the Unlock as it lands instead.
+// On the grid; 0 without a spin window.
+func (s *state) spinCheck(waited, land float64) float64 {
 	step := s.ov.SpinCheckNs()
 	if !(step > 0) {
 		return 0
+	}
+	if waited < land {
+		return onGrid(land - waited)
 	}
 	k := max(math.Ceil(waited/step), 1)
 	return max(onGrid(k*step-waited), 0)
@@ -463,18 +473,25 @@ func (s *state) parksAtOnce() bool {
 // lock.
 func (s *state) retry(g *gor) bool {
 	lk := g.lock
+	front := !g.flying
+	g.flying = false
 	if lk.releaseAt <= s.now {
 		g.lock = nil
+		// A compare-and-swap that lands now has waited out the line's
+		// move since the request (take charges what is left of it).
+		g.landed = g.landNs > 0 && s.now-g.reqAt <= g.landNs
 		s.holdLock(g, lk)
 		return true
 	}
 	if g.parked {
-		g.reqAt = s.now
+		g.reqAt, g.landNs = s.now, 0
 	}
 	if s.now-g.waitStart > StarvationNs {
 		lk.starving = true
 	}
-	s.queue(g, lk, true)
+	// A Lock whose compare-and-swap landed on a taken lock queues as a
+	// new waiter, at the back.
+	s.queue(g, lk, front)
 	return false
 }
 
@@ -525,13 +542,17 @@ func (s *state) holdLock(g *gor, lk *mutex) {
 
 // take gives lk to g at g's clock for a critical section of length l
 // (burdened): the lock's cost (LockNs, and LockMigrateNs when the lock
-// was last taken on another core), then the hold, stretched by the
+// was last taken on another core, less what g waited out as its
+// compare-and-swap landed: gor.landed), then the hold, stretched by the
 // machine's noise; lk is released when the hold ends, with a release
 // event when others wait for it. Every lock a goroutine takes step by
 // step is charged here; the closed forms (batch.go, lockstep.go) add
 // the same charges up for many holds at once.
 func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
 	mig := s.migrateNs(lk, g.core)
+	if g.landed {
+		mig, g.landed = max(mig-g.landNs, 0), false
+	}
 	lk.lastCore = int32(g.core)
 	if s.spans != nil {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
@@ -554,7 +575,10 @@ func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
 }
 
 // acquire runs L node c for g at the current time (g.clock == s.now):
-// at once when the lock is free, else g queues and blocks (returns false).
+// at once when the lock is free and its line on g's core (or the lock
+// ideal, or its move free), and returns true; else it returns false,
+// g either in flight (flies: g.resume is resRetry, and g yields on its
+// core until its compare-and-swap lands) or queued and blocked.
 func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 	lk := s.lock(c.ref())
 	l := float64(c.len()) * s.burden
@@ -565,7 +589,8 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		// Unlock); its pending event is then stale.
 		s.release(lk)
 	}
-	if lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk)) {
+	free := lk.releaseAt <= s.now && (lk.waiters.len() == 0 || s.barge(lk))
+	if free && !s.flies(lk, g) {
 		name := ""
 		if s.spans != nil {
 			name = s.lockName(task, c)
@@ -574,11 +599,38 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		return true
 	}
 	g.lock, g.lockL, g.reqAt, g.waitStart = lk, l, s.now, s.now
+	g.landNs = 0
+	if lk.migrates(g.core) {
+		// The line comes over once the compare-and-swaps in flight
+		// before this one have had it: one move after the later of now
+		// and the last one's landing.
+		land := max(s.now, lk.flightEnd) + onGrid(s.ov.LockMigrateNs)
+		g.landNs, lk.flightEnd = land-s.now, land
+	}
 	if s.spans != nil {
 		g.lockN = s.lockName(task, c)
 	}
+	if free {
+		// In flight: g's compare-and-swap waits on its core for the
+		// lock's line, and g tries the lock as it lands (retry).
+		g.resume, g.noSpin, g.parked, g.flying = resRetry, false, false, true
+		s.span(g.core, s.now, s.now+g.landNs, emulate.SpanOverhead, "lock migrate", sec)
+		g.clock += g.landNs
+		return false
+	}
 	s.queue(g, lk, false)
 	return false
+}
+
+// flies reports whether g's Lock of lk, free now, is in flight first:
+// the lock's cache line is on another core (it was taken there last),
+// and sync.Mutex's Lock, a compare-and-swap, waits for the line to come
+// over (LockMigrateNs), the lock free for anybody meanwhile; a Lock on
+// the core that has the line, the last holder's, can take it first.
+// The ideal lock (LockHandoffNs = 0) and a starving mutex, which hands
+// the lock over directly, take it at once, paying the move in the hold.
+func (s *state) flies(lk *mutex, g *gor) bool {
+	return s.ov.LockMigrateNs > 0 && s.ov.LockHandoffNs > 0 && !lk.starving && lk.migrates(g.core)
 }
 
 // lockName names L node c of task for the timeline.

@@ -403,6 +403,67 @@ func TestSpinCheck(t *testing.T) {
 	}
 }
 
+// TestLockLanding checks, worked out by hand, that a Lock from another
+// core than the lock's last one is in flight for a move (LockMigrateNs)
+// before its compare-and-swap lands: on a lock held at the request, it
+// sees an Unlock before then as it lands, and otherwise spins as before;
+// on a free lock, the lock stays free meanwhile, for a Lock on its own
+// core to take first. Checks every 700 ns, moves of 300 ns.
+func TestLockLanding(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 300, LockHandoffNs: 3, LockCheckNs: 700, LockSpinNs: 2800}
+	b := tree.Task("b", tree.U(50), tree.L(1, 100), tree.U(2000))
+	for _, tc := range []struct {
+		name string
+		a    *tree.Node
+		want float64
+	}{
+		// a holds 0-100: b takes the lock as its compare-and-swap
+		// lands, 350-450 with no move more, and ends at 2450 (with a
+		// spin check, 750 + 300 + 100 + 2000 = 3150).
+		{"unlocked in flight", tree.Task("a", tree.L(1, 100), tree.U(1000)), 2450},
+		// a holds 0-400: b's compare-and-swap lands during the hold
+		// and fails; b takes the lock at its first check, 750, pays
+		// the move: 1050-1150, and ends at 3150.
+		{"landed during the hold", tree.Task("a", tree.L(1, 400), tree.U(1000)), 3150},
+		// a holds 0-100 and, on its own core, again 200-300 (the lock
+		// is free meanwhile): free again when b's lands, 350-450.
+		{"barged, free as it lands", tree.Task("a", tree.L(1, 100), tree.U(100), tree.L(1, 100), tree.U(1000)), 2450},
+		// a holds 0-100 and 200-400: b's lands at 350 and finds the
+		// lock taken; its next check is at 750: 1050-1150, 3150.
+		{"barged, held as it lands", tree.Task("a", tree.L(1, 100), tree.U(100), tree.L(1, 200), tree.U(1000)), 3150},
+	} {
+		r := emulateSec(t, tree.Sec("s", tc.a, b), 2, "static", ov, 0)
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+	// On a free lock: a holds it 0-100 and asks again at 250, on its
+	// own core; b asks at 120, from the other core, and is in flight
+	// until 420.
+	c := tree.Task("b", tree.U(120), tree.L(1, 100), tree.U(500))
+	for _, tc := range []struct {
+		name string
+		a    *tree.Node
+		want float64
+	}{
+		// a takes the lock during b's flight, 250-350; b's lands on
+		// it free: 420-520, and ends at 1020; a at 1350. (Taken at
+		// 120 with the move in the hold, b would hold it 120-520, and
+		// a, asking at 250, would take it as its own lands, 550-650,
+		// and end at 1650.)
+		{"taken and free again in flight", tree.Task("a", tree.L(1, 100), tree.U(150), tree.L(1, 100), tree.U(1000)), 1350},
+		// a holds it 250-650: b's lands on it taken, b spins (checks
+		// from its request: 820) and takes it then, paying the move:
+		// 1120-1220, ends at 1720; a at 1650.
+		{"taken as it lands", tree.Task("a", tree.L(1, 100), tree.U(150), tree.L(1, 400), tree.U(1000)), 1720},
+	} {
+		r := emulateSec(t, tree.Sec("s", tc.a, c), 2, "static", ov, 0)
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
 // TestAsleep checks the share of lock waiters counted asleep against
 // their wait, with a ramp after the spin window and without one (a
 // calibration that never saw half its waiters park fits none): 0 within

@@ -41,7 +41,7 @@ func (s *state) walkNodes(g *gor, f *frame) step {
 				s.now = g.clock
 			}
 			lk := s.lock(c.ref())
-			if lk.waiters.len() > 0 || lk.releaseAt > s.now {
+			if lk.waiters.len() > 0 || lk.releaseAt > s.now || s.flies(lk, g) {
 				return stBlock
 			}
 			f.rep++
