@@ -453,7 +453,7 @@ func (s *state) run(g *gor) (float64, bool) {
 			// at once on the unlocker's core.
 			s.nHandoff++
 		}
-		s.holdLock(g, lk)
+		s.holdLock(g, lk, 0)
 	}
 	for s.err == nil {
 		s.step(1)

@@ -99,15 +99,12 @@ type gor struct {
 	// lock lands: the lock's cache-line move (LockMigrateNs, after the
 	// moves of those in flight before it) where g asked from another
 	// core than the one that took the lock last, 0 otherwise (or once g
-	// parked). An Unlock before then is seen as
-	// it lands, without a spin check: sync.Mutex's Lock is that
-	// compare-and-swap, which waits for the line, and on a machine
-	// whose lines move slowly a Lock asked just before the Unlock takes
-	// the lock as the line arrives (see spinCheck).
+	// parked). An Unlock before then is seen as it lands, without a
+	// spin check: sync.Mutex's Lock is that compare-and-swap, which
+	// waits for the line, and on a machine whose lines move slowly a
+	// Lock asked just before the Unlock takes the lock as the line
+	// arrives (see spinCheck).
 	landNs float64
-	// landed: g takes its lock as its compare-and-swap lands, the
-	// line's move already waited out (see take).
-	landed bool
 	// flying: g's Lock found its lock free with the line elsewhere and
 	// waits on its core for the compare-and-swap to land (see flies).
 	flying bool

@@ -479,8 +479,11 @@ func (s *state) retry(g *gor) bool {
 		g.lock = nil
 		// A compare-and-swap that lands now has waited out the line's
 		// move since the request (take charges what is left of it).
-		g.landed = g.landNs > 0 && s.now-g.reqAt <= g.landNs
-		s.holdLock(g, lk)
+		paid := 0.0
+		if s.now-g.reqAt <= g.landNs {
+			paid = g.landNs
+		}
+		s.holdLock(g, lk, paid)
 		return true
 	}
 	if g.parked {
@@ -526,9 +529,11 @@ func (s *state) switchIn(g *gor) {
 
 // holdLock runs g's pending L (g.lockL) now that g holds lk: the switch
 // of a waiter that parked at once and was handed the lock directly
-// (LockSwitchNs), the lock's own cost, the critical section, and the
-// release time, with a release event when others wait for lk.
-func (s *state) holdLock(g *gor, lk *mutex) {
+// (LockSwitchNs), the lock's own cost (less paid, the line's move g
+// waited out as its compare-and-swap landed; see take), the critical
+// section, and the release time, with a release event when others wait
+// for lk.
+func (s *state) holdLock(g *gor, lk *mutex, paid float64) {
 	if g.noSpin {
 		// The lock was handed to g (a starving mutex, or the ideal
 		// lock), but g parked at once: until it is switched in, nobody
@@ -537,22 +542,19 @@ func (s *state) holdLock(g *gor, lk *mutex) {
 		// switched in before it took the lock (run, resRetry).
 		s.switchIn(g)
 	}
-	s.take(g, lk, g.lockL, g.lockN, nil)
+	s.take(g, lk, g.lockL, paid, g.lockN, nil)
 }
 
 // take gives lk to g at g's clock for a critical section of length l
 // (burdened): the lock's cost (LockNs, and LockMigrateNs when the lock
-// was last taken on another core, less what g waited out as its
-// compare-and-swap landed: gor.landed), then the hold, stretched by the
+// was last taken on another core, less paid, what g waited out for the
+// line as its compare-and-swap landed), then the hold, stretched by the
 // machine's noise; lk is released when the hold ends, with a release
 // event when others wait for it. Every lock a goroutine takes step by
 // step is charged here; the closed forms (batch.go, lockstep.go) add
 // the same charges up for many holds at once.
-func (s *state) take(g *gor, lk *mutex, l float64, name string, sec *cnode) {
-	mig := s.migrateNs(lk, g.core)
-	if g.landed {
-		mig, g.landed = max(mig-g.landNs, 0), false
-	}
+func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode) {
+	mig := max(s.migrateNs(lk, g.core)-paid, 0)
 	lk.lastCore = int32(g.core)
 	if s.spans != nil {
 		s.overhead(g, s.ov.LockNs, "lock", sec)
@@ -595,7 +597,7 @@ func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
 		if s.spans != nil {
 			name = s.lockName(task, c)
 		}
-		s.take(g, lk, l, name, sec)
+		s.take(g, lk, l, 0, name, sec)
 		return true
 	}
 	g.lock, g.lockL, g.reqAt, g.waitStart = lk, l, s.now, s.now

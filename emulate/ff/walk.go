@@ -50,7 +50,7 @@ func (s *state) walkNodes(g *gor, f *frame) step {
 				f.rep = 0
 			}
 			s.nLock++
-			s.take(g, lk, float64(c.len())*s.burden, "", nil)
+			s.take(g, lk, float64(c.len())*s.burden, 0, "", nil)
 		default:
 			return stBlock
 		}
