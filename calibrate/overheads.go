@@ -37,18 +37,12 @@ const (
 	// loops of short tasks (SpawnRunSlope).
 	spawnRunShortNs = 200
 	lockIters       = 1 << 20
-	handoffTrials   = 200
 	// lockSwitchPerTrial goroutines each hold one lock lockSwitchHoldNs
 	// in a lock-switch trial.
 	lockSwitchPerTrial = 3000
 	lockSwitchHoldNs   = 2000
-	// handoffHold is how long a holder keeps a lock so that the waiter
-	// parks; teamSpin the work of each team member in a fork trial.
-	handoffHold = 200 * time.Microsecond
-	// handoffMax bounds how long the unlocker keeps running while it
-	// waits for the waiter to get the lock.
-	handoffMax = 10 * time.Millisecond
-	teamSpin   = 20 * time.Microsecond
+	// teamSpin is the work of each team member in a fork trial.
+	teamSpin = 20 * time.Microsecond
 	// wakeGap is the serial code between back-to-back sections.
 	wakeGap = 20 * time.Microsecond
 )
@@ -104,11 +98,12 @@ const (
 //     two threads take turns (without waiting for the lock: the turn
 //     passes after the Unlock), against one goroutine taking it again
 //     (median of three rounds; 0 with GOMAXPROCS = 1);
-//   - LockHandoffNs: the time from Unlock by a holder that kept the lock
-//     200 µs to the parked waiter returning from Lock (90th percentile,
-//     see measureHandoff): long enough for the waiter's idle core to go
-//     to sleep, as it does under real contention; LockWakeNs: how long
-//     that Unlock itself took (median);
+//   - LockHandoffNs, LockHandoffP90Ns, LockWakeNs and the doze
+//     (LockDozeNs, LockDozeRampNs, LockDozeHandoffNs, LockDozeWakeNs):
+//     the time from the Unlock of a holder that kept the lock 10 µs to
+//     2 ms to the parked waiter returning from Lock, and how long that
+//     Unlock itself took, as a function of the hold (see
+//     measureHandoff and fitHandoff);
 //   - LockSwitchNs: the time per critical section that a spawn of 3000
 //     goroutines, each taking one lock for 2 µs and nothing else, takes
 //     beyond 3000 × 2 µs on all cores: the lock passes from goroutine to
@@ -190,9 +185,10 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			ov.LockMigrateNs, err = measureLockMigrate(ctx)
 			return
 		}},
-		{"lock hand-off", func(ctx context.Context) (err error) {
-			ov.LockHandoffNs, ov.LockWakeNs, err = measureHandoff(ctx)
-			return
+		{"lock hand-off", func(ctx context.Context) error {
+			c, err := measureHandoff(ctx)
+			c.set(&ov)
+			return err
 		}},
 		{"lock switch", func(ctx context.Context) (err error) { ov.LockSwitchNs, err = measureLockSwitch(ctx); return }},
 		{"lock spin window", func(ctx context.Context) (err error) {
@@ -922,38 +918,6 @@ func measureLock(ctx context.Context) (float64, error) {
 	return best, nil
 }
 
-// handoffOnce measures one contended hand-off: the holder keeps the lock
-// for hold while a waiter blocks on it, then unlocks. It returns the time
-// from the Unlock to the waiter holding the lock, and how long the Unlock
-// itself took (it wakes the parked waiter's thread).
-func handoffOnce(hold time.Duration) (handoff, unlock float64) {
-	var mu sync.Mutex
-	var got atomic.Int64
-	var waiting sync.WaitGroup
-	done := make(chan struct{})
-	mu.Lock()
-	waiting.Add(1)
-	go func() {
-		waiting.Done()
-		mu.Lock()
-		got.Store(clock.Now())
-		mu.Unlock()
-		close(done)
-	}()
-	waiting.Wait()
-	spin.Wall(int64(hold))
-	t0 := clock.Now()
-	mu.Unlock()
-	t1 := clock.Now()
-	// The unlocker keeps running, as a worker going on to its next task
-	// does: the parked waiter runs only once an idle core has woken up
-	// for it (the delay ff charges as LockHandoffNs).
-	for end := t0 + int64(handoffMax); got.Load() == 0 && clock.Now() < end; {
-	}
-	<-done
-	return float64(max(got.Load()-t0, 0)), float64(t1 - t0)
-}
-
 // lockSwitchOnce spawns n goroutines that each hold one mutex for hold
 // ns and returns the time per critical section beyond hold: with every
 // core's goroutines queued for the lock, it passes from one parked
@@ -988,31 +952,6 @@ func measureLockSwitch(ctx context.Context) (float64, error) {
 		xs[i] = lockSwitchOnce(lockSwitchPerTrial, lockSwitchHoldNs)
 	}
 	return robust.Quantile(0.5, xs[:]), nil
-}
-
-// measureHandoff returns the 90th percentile of handoffOnce's hand-off
-// times and the median of its Unlock times. The hand-offs are bimodal:
-// short when the waiter's idle core was still awake (the runnext back-off
-// alone) and long when its thread had gone to sleep, in shares that
-// change from one calibration to the next, while the 90th percentile is
-// steady. Under real contention the waiter's core sleeps, so the 90th
-// percentile is the one to charge: the short mode makes ff optimistic
-// on lock-bound programs.
-func measureHandoff(ctx context.Context) (handoff, unlock float64, err error) {
-	if runtime.NumCPU() >= 2 {
-		// The waiter must be able to wake on a second core.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
-	hs := make([]float64, 0, handoffTrials)
-	us := make([]float64, 0, handoffTrials)
-	for i := 0; i < handoffTrials; i++ {
-		if i%32 == 0 && ctx.Err() != nil {
-			return 0, 0, ctx.Err()
-		}
-		h, u := handoffOnce(handoffHold)
-		hs, us = append(hs, h), append(us, u)
-	}
-	return robust.Quantile(0.9, hs), robust.Quantile(0.5, us), nil
 }
 
 // wakeSection runs one par.For section of two tasks of l spinning each

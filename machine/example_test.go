@@ -47,6 +47,24 @@ func ExampleOverheads_SpawnRunFor() {
 	// task 5000 ns: 600 ns
 }
 
+// ExampleOverheads_HandoffFor charges a lock waiter woken soon after it
+// parked the doze costs, one woken after a long wait the full hand-off,
+// and one in between a share of each.
+func ExampleOverheads_HandoffFor() {
+	o := machine.Overheads{
+		LockHandoffNs: 200e3, LockWakeNs: 40e3,
+		LockDozeNs: 150e3, LockDozeRampNs: 50e3, LockDozeHandoffNs: 100e3, LockDozeWakeNs: 7e3,
+	}
+	for _, waited := range []float64{50e3, 175e3, 1e6} {
+		h, w := o.HandoffFor(waited)
+		fmt.Printf("waited %4.0f µs: hand-off %3.0f µs, Unlock %4.1f µs\n", waited/1e3, h/1e3, w/1e3)
+	}
+	// Output:
+	// waited   50 µs: hand-off 100 µs, Unlock  7.0 µs
+	// waited  175 µs: hand-off 150 µs, Unlock 23.5 µs
+	// waited 1000 µs: hand-off 200 µs, Unlock 40.0 µs
+}
+
 // ExampleOverheads_SpawnRunFor_hotStart charges a goroutine of a task
 // short enough that the cores keep up with the spawner its hot start,
 // rises from there to the line's short end, and on to the long end in

@@ -164,13 +164,40 @@ type Overheads struct {
 	ChanRecvNs float64 `json:"chan_recv_ns"`
 	// LockNs is the cost of acquiring and releasing an uncontended
 	// mutex; LockHandoffNs the typical delay before a goroutine that
-	// parked waiting for a contended lock, its thread asleep, runs again
-	// after the Unlock that wakes it (calibrate takes the 90th percentile
-	// of its trials, some of whose waiters had not slept yet; the
-	// fast-forward emulator takes it as the median of a log-normal with
-	// the wake-up latency's spread, see package emulate/ff).
+	// parked waiting for a contended lock, its thread long asleep, runs
+	// again after the Unlock that wakes it (calibrate takes the median of
+	// its trials whose waiters waited a millisecond or more; a profile
+	// from before LockHandoffP90Ns holds the 90th percentile of waits of
+	// 200 µs). The fast-forward emulator takes it as the median of a
+	// log-normal with LockHandoffP90Ns's spread (see package emulate/ff);
+	// a waiter that parked only recently pays less (LockDozeHandoffNs).
 	LockNs        float64 `json:"lock_ns"`
 	LockHandoffNs float64 `json:"lock_handoff_ns"`
+	// LockHandoffP90Ns is the 90th percentile of the hand-offs whose
+	// median is LockHandoffNs: the spread of one hand-off's latency,
+	// which is narrower than an idle core's wake-up latency's. Zero means
+	// not measured (a profile from before prophet measured it): the
+	// emulator takes the wake-up latency's spread (WakeP50Ns, WakeP90Ns).
+	LockHandoffP90Ns float64 `json:"lock_handoff_p90_ns,omitempty"`
+	// LockDozeNs, LockDozeRampNs, LockDozeHandoffNs and LockDozeWakeNs
+	// describe a parked waiter that is woken soon after it parked: its
+	// idle core has not gone to a deep sleep yet (a virtual CPU's guest
+	// polls a while before it halts; a physical core enters deeper sleep
+	// states as it stays idle), so that its hand-off takes
+	// LockDozeHandoffNs and the Unlock that wakes it LockDozeWakeNs,
+	// where one that waited longer pays LockHandoffNs and LockWakeNs. A
+	// waiter that had waited up to LockDozeNs when the Unlock came dozed;
+	// one that waited LockDozeNs+LockDozeRampNs or longer slept; in
+	// between the costs go linearly from the one to the other (see
+	// HandoffFor). A lock loop whose waiters park for a holder's
+	// preemption (tens of microseconds) pays the doze costs. Zero
+	// LockDozeHandoffNs means not measured (a profile from before
+	// prophet measured it) or no difference found: every hand-off pays
+	// LockHandoffNs and LockWakeNs.
+	LockDozeNs        float64 `json:"lock_doze_ns,omitempty"`
+	LockDozeRampNs    float64 `json:"lock_doze_ramp_ns,omitempty"`
+	LockDozeHandoffNs float64 `json:"lock_doze_handoff_ns,omitempty"`
+	LockDozeWakeNs    float64 `json:"lock_doze_wake_ns,omitempty"`
 	// LockMigrateNs is what taking a mutex costs beyond LockNs when it
 	// was last held on another core: its cache line moves over (tens of
 	// nanoseconds, which a loop of short critical sections on several
@@ -316,6 +343,27 @@ func (o Overheads) spawnRunLine(taskNs float64) float64 {
 		return o.SpawnRunNs
 	}
 	return max(o.SpawnRunNs-o.SpawnRunSlope*(o.SpawnRunTaskNs-max(taskNs, 0)), 0)
+}
+
+// HandoffFor returns the hand-off latency and the waking Unlock's own
+// cost of a parked lock waiter that had waited waitedNs when the Unlock
+// came: LockDozeHandoffNs and LockDozeWakeNs up to LockDozeNs,
+// LockHandoffNs and LockWakeNs from LockDozeNs+LockDozeRampNs on, and
+// the straight line between the two over the ramp. A profile without
+// doze costs (LockDozeHandoffNs ≤ 0) gets LockHandoffNs and LockWakeNs
+// at every wait.
+func (o Overheads) HandoffFor(waitedNs float64) (handoffNs, wakeNs float64) {
+	handoffNs, wakeNs = o.LockHandoffNs, o.LockWakeNs
+	doze, ramp := o.LockDozeNs, max(o.LockDozeRampNs, 0)
+	if !(o.LockDozeHandoffNs > 0) || math.IsInf(o.LockDozeHandoffNs, 0) || !(doze >= 0) || math.IsInf(doze+ramp, 0) || !(waitedNs <= doze+ramp) {
+		return handoffNs, wakeNs
+	}
+	dozeWake := max(o.LockDozeWakeNs, 0)
+	if waitedNs <= doze || ramp == 0 {
+		return o.LockDozeHandoffNs, dozeWake
+	}
+	f := (waitedNs - doze) / ramp
+	return o.LockDozeHandoffNs + (handoffNs-o.LockDozeHandoffNs)*f, dozeWake + (wakeNs-dozeWake)*f
 }
 
 // SpinChecks is how many times a goroutine waiting for a sync.Mutex

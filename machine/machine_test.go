@@ -144,6 +144,37 @@ func TestLockSpin(t *testing.T) {
 
 // TestSpinCheckNs checks the time between two spin checks: measured,
 // else a profile's spin window over SpinChecks, else Default's.
+func TestHandoffFor(t *testing.T) {
+	// Doze 100 µs hand-offs and 7 µs Unlocks up to waits of 150 µs,
+	// 200 µs and 40 µs from 200 µs on.
+	dozing := Overheads{LockHandoffNs: 200e3, LockWakeNs: 40e3, LockDozeNs: 150e3, LockDozeRampNs: 50e3, LockDozeHandoffNs: 100e3, LockDozeWakeNs: 7e3}
+	step := dozing
+	step.LockDozeRampNs = 0
+	tests := []struct {
+		name              string
+		ov                Overheads
+		waited            float64
+		handoff, unlockNs float64
+	}{
+		{"doze", dozing, 30e3, 100e3, 7e3},
+		{"doze's end", dozing, 150e3, 100e3, 7e3},
+		{"ramp's middle", dozing, 175e3, 150e3, 23.5e3},
+		{"asleep", dozing, 200e3, 200e3, 40e3},
+		{"long asleep", dozing, 5e6, 200e3, 40e3},
+		{"step: doze", step, 150e3, 100e3, 7e3},
+		{"step: asleep", step, 150.001e3, 200e3, 40e3},
+		{"not measured", Overheads{LockHandoffNs: 200e3, LockWakeNs: 40e3}, 30e3, 200e3, 40e3},
+		{"negative doze", Overheads{LockHandoffNs: 200e3, LockDozeNs: -1, LockDozeHandoffNs: 100e3}, 30e3, 200e3, 0},
+		{"infinite ramp", Overheads{LockHandoffNs: 200e3, LockDozeNs: 1, LockDozeRampNs: math.Inf(1), LockDozeHandoffNs: 100e3}, 30e3, 200e3, 0},
+	}
+	for _, tc := range tests {
+		h, w := tc.ov.HandoffFor(tc.waited)
+		if math.Abs(h-tc.handoff) > 1e-6 || math.Abs(w-tc.unlockNs) > 1e-6 {
+			t.Errorf("%s: HandoffFor(%v) = %v, %v; want %v, %v", tc.name, tc.waited, h, w, tc.handoff, tc.unlockNs)
+		}
+	}
+}
+
 func TestSpinCheckNs(t *testing.T) {
 	tests := []struct {
 		name string

@@ -20,8 +20,9 @@ func calibrateCommand() *command {
 		long: `Measures the machine prophet runs on and writes a machine profile (JSON):
 the costs of goroutine constructs (team fork and join, dynamic chunk
 dispatch and how fast the shared counter serves queued workers, spawn,
-mutex hand-off and the Unlock that wakes a waiter, worker wake-up latency
-and, on four cores or more, how far apart a team's workers start) and the
+mutex hand-off and the Unlock that wakes a waiter, after short waits and
+long ones, worker wake-up latency and, on four cores or more, how far
+apart a team's workers start) and the
 machine's noise (how often and how long a busy core loses its goroutine to
 an interrupt) that the fast-forward emulator charges, the synthesizer's
 tree-walking costs, and the memory model's fits: total memory traffic of t

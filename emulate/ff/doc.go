@@ -152,16 +152,22 @@
 //     When the waiter runs, it takes the lock if it is free,
 //     else it queues again at the front (Go queues a waiter that waited
 //     before LIFO) and parks. The hand-off latency has median
-//     LockHandoffNs and the wake-up latency's spread: a run's first
-//     hand-off takes the run's wake-up quantile (LockHandoffNs·W/WakeP50Ns,
-//     see below), each next one the quantile 1/φ further on, modulo 1,
+//     Overheads.HandoffFor(wait): the doze's LockDozeHandoffNs for a
+//     waiter that had waited up to LockDozeNs when the Unlock came (its
+//     idle core had not gone to a deep sleep yet), LockHandoffNs from
+//     LockDozeNs+LockDozeRampNs on, linearly in between; the Unlock that
+//     wakes it costs the unlocker the doze's LockDozeWakeNs or
+//     LockWakeNs alike. Its spread is LockHandoffP90Ns's, or the
+//     wake-up latency's where the profile has none: a run's first
+//     hand-off takes the run's wake-up quantile (see below), each next
+//     one the quantile 1/φ further on, modulo 1,
 //     so that the hand-offs of one run spread over the distribution as
 //     real ones do (one latency at every hand-off can lock a contended
 //     loop into a rhythm real noise breaks); for waits between
 //     LockSpinNs and LockSpinNs+LockSpinRampNs it ramps up linearly from
 //     zero, as the share of waiters already asleep does (calibrate
-//     measures both), keeping predictions continuous. Once a waiter has waited StarvationNs in
-//     all, the mutex starves: the next Unlock hands it the lock
+//     measures both), keeping predictions continuous. Once a waiter
+//     has waited StarvationNs in all, the mutex starves: the next Unlock hands it the lock
 //     directly, at no cost, and yields the unlocker's core to it (Go's
 //     Unlock readies the waiter into its P's runnext and yields): the
 //     unlocker goes to the back of the ready queue with the rest of its

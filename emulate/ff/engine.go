@@ -71,8 +71,9 @@ type state struct {
 	wake float64 // wake-up latency of an idle core in this run
 	// hoU is the position (a quantile, in (0, 1)) in the latency
 	// distribution of the run's next lock hand-off, hoSigma the σ of
-	// the log-normal wake-up latency distribution (0: no spread known,
-	// every hand-off takes the run's quantile); see lockWake.
+	// the log-normal hand-off latency distribution (the wake-up
+	// latency's where the profile has no spread of its own; 0: no spread
+	// known, every hand-off takes the run's quantile); see lockWake.
 	hoU, hoSigma float64
 	// noise is set when the machine's noise is emulated: every lock
 	// hold is stretched by the hiccups that fall in it (see noisy).
@@ -262,6 +263,10 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		// The run's first hand-off takes the run's own quantile.
 		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
+		if h, h90 := ov.LockHandoffNs, ov.LockHandoffP90Ns; h > 0 && h90 > h && !math.IsInf(h90, 0) {
+			// The hand-off's own spread, at the run's position.
+			s.hoSigma = machine.LogNormal(h, h90).Sigma
+		}
 	}
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)

@@ -106,6 +106,9 @@ func TestShortcutsExact(t *testing.T) {
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockHandoffNs: 40, LockSwitchNs: 20, LockSpinNs: 50, LockSpinRampNs: 10, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// Noise at a rate the test trees' short holds meet often.
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9, NoiseHz: 2e6, NoiseP50Ns: 30, NoiseP90Ns: 90},
+		// Waiters woken soon after they parked paying less (a doze and
+		// its ramp), with the hand-off's own spread.
+		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 40, LockHandoffP90Ns: 60, LockWakeNs: 6, LockDozeNs: 30, LockDozeRampNs: 20, LockDozeHandoffNs: 15, LockDozeWakeNs: 2, LockSpinNs: 10, LockSpinRampNs: 5, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 	}
 	fast, slow := New(), New()
 	fast.exactSpawn = true // the one shortcut that is not exact: TestSpawnSkipError

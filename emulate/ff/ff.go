@@ -123,7 +123,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // size (TestWakeRounding: 0.003% on average, 0.6% at most, on a tree of
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.ChunkServeNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockSwitchNs, &ov.RunnextNs, &ov.WakeStepNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.ChunkServeNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockDozeHandoffNs, &ov.LockDozeWakeNs, &ov.LockSwitchNs, &ov.RunnextNs, &ov.WakeStepNs} {
 		*x = onGrid(*x)
 	}
 	return ov

@@ -165,7 +165,8 @@ func (s *state) release(lk *mutex) {
 		}
 		if s.readyLate(w, d) {
 			// As many Unlocks have a thread to wake as waiters slept.
-			s.delayHolder(lk, onGrid(s.ov.LockWakeNs*s.asleep(waited)), "unlock wake")
+			_, wk := s.ov.HandoffFor(waited)
+			s.delayHolder(lk, onGrid(wk*s.asleep(waited)), "unlock wake")
 		}
 		return
 	}
@@ -388,11 +389,13 @@ func (s *state) yieldTo(lk *mutex, w *gor) bool {
 }
 
 // lockWake is the latency of waking a lock waiter that waited waited ns
-// (more than LockSpinNs) in this run: LockHandoffNs is its median, and
-// its spread is the core wake-up latency's (the two are assumed alike:
-// log-normal with WakeP90Ns/WakeP50Ns). The run's first hand-off takes
-// the run's wake-up quantile, and each next one the quantile 1/φ further
-// on, modulo 1 (nextHandoffFactor): in a real run every hand-off draws
+// (more than LockSpinNs) in this run: Overheads.HandoffFor(waited) is
+// its median (a waiter that parked only recently, its core dozing, is
+// woken sooner than one whose core slept), and its spread is
+// LockHandoffP90Ns's, or the core wake-up latency's where the profile
+// has none (log-normal with WakeP90Ns/WakeP50Ns). The run's first
+// hand-off takes the run's wake-up quantile, and each next one the
+// quantile 1/φ further on, modulo 1 (nextHandoffFactor): in a real run every hand-off draws
 // its own latency, and a run that charged one latency at every hand-off
 // could lock into a rhythm that real noise breaks. Without a measured
 // spread (p90 <= p50), every hand-off takes the run's quantile. Over
@@ -401,7 +404,7 @@ func (s *state) yieldTo(lk *mutex, w *gor) bool {
 // already asleep, and the ramp keeps predictions continuous in the wait.
 // Rounded to the time grid.
 func (s *state) lockWake(waited float64) float64 {
-	d := s.ov.LockHandoffNs
+	d, _ := s.ov.HandoffFor(waited)
 	if s.hoSigma > 0 {
 		d *= s.nextHandoffFactor()
 	} else if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {

@@ -56,6 +56,29 @@ func TestMutexModel(t *testing.T) {
 			want: 10170, handoffs: 2,
 		},
 		{
+			// As barging, but b had waited only 4999 when the Unlock
+			// at 5000 came, inside the doze (6000): woken 40 later, at
+			// 5040, it finds a holding the lock again and parks; the
+			// Unlock at 10010 finds it waiting 4970, dozing again: L
+			// 10050-10060.
+			name: "doze", sec: barge, ov: machine.Overheads{LockHandoffNs: 100, LockDozeNs: 6000, LockDozeHandoffNs: 40},
+			want: 10060, handoffs: 2,
+		},
+		{
+			// As doze, with the waking Unlocks costing the unlocker
+			// the doze's 20 (not the 50 of a slept waiter): a's second
+			// L runs 5030-10030, b (back at 5040) parks again, and the
+			// Unlock at 10030 wakes it after 40: L 10070-10080.
+			name: "doze unlock wake", sec: barge, ov: machine.Overheads{LockHandoffNs: 100, LockWakeNs: 50, LockDozeNs: 6000, LockDozeHandoffNs: 40, LockDozeWakeNs: 20},
+			want: 10080, handoffs: 2,
+		},
+		{
+			// As barging: both of b's waits (4999 and 4910) are past
+			// a doze of 3000, and both hand-offs take 100.
+			name: "slept past the doze", sec: barge, ov: machine.Overheads{LockHandoffNs: 100, LockDozeNs: 3000, LockDozeHandoffNs: 40},
+			want: 10120, handoffs: 2,
+		},
+		{
 			// b waited 2500, inside the spin window's ramp (2000 to
 			// 4000): woken after 100·(2500-2000)/2000 = 25, L
 			// 5025-5035, U until 25035.
@@ -176,20 +199,34 @@ func TestHandoffSpread(t *testing.T) {
 		// second is the second hand-off's latency, by hand: 100·e^(σz)
 		// at the position u₀ + 1/φ − 1 (u₀ = Φ(ln(wake/p50)/σ)).
 		second float64
+		// ownWake is the run's wake-up latency at the same u₀ for the
+		// profile with the hand-off's own spread.
+		ownWake float64
 	}{
 		// u₀ = 0.5: the first hand-off takes the median, 100 (b comes
 		// back at 5100, after a barged in); the second, at u =
 		// 0.118034 (z = −1.18487), 52.684.
-		{"median run", 1000, 52.684},
+		{"median run", 1000, 52.684, 500},
 		// wake = p90: u₀ = 0.9, first 200 (b back at 5200); the
 		// second at u = 0.518034 (z = 0.045220), 102.476.
-		{"p90 run", 2000, 102.476},
+		{"p90 run", 2000, 102.476, 2000},
 	}
+	// The hand-off's own spread (p90 = 2·p50) where the profile has
+	// one, with a wider wake-up spread (p50 500, p90 2000: the runs at
+	// the wake-up median and p90 start at u₀ = 0.5 and 0.9, and b, asking
+	// at 501 or 2001, parks either way): the same hand-offs.
+	own := machine.Overheads{LockHandoffNs: 100, LockHandoffP90Ns: 200, WakeP50Ns: 500, WakeP90Ns: 2000}
 	for _, tc := range tests {
-		r := emulateSec(t, barge, 2, "static", ov, tc.wake)
-		want := 10010 + tc.second + 10
-		if math.Abs(r.parallel-want) > 0.002 || r.nHandoff != 2 {
-			t.Errorf("%s: time %v with %d hand-offs, want %.3f with 2", tc.name, r.parallel, r.nHandoff, want)
+		for _, c := range []struct {
+			name string
+			ov   machine.Overheads
+			wake float64
+		}{{"wake-up spread", ov, tc.wake}, {"own spread", own, tc.ownWake}} {
+			r := emulateSec(t, barge, 2, "static", c.ov, c.wake)
+			want := 10010 + tc.second + 10
+			if math.Abs(r.parallel-want) > 0.002 || r.nHandoff != 2 {
+				t.Errorf("%s, %s: time %v with %d hand-offs, want %.3f with 2", tc.name, c.name, r.parallel, r.nHandoff, want)
+			}
 		}
 	}
 }
