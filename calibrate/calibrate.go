@@ -152,7 +152,7 @@ func (r Result) Summary() string {
 	if note := DefaultedNote(p); note != "" {
 		fmt.Fprintln(&b, note)
 	}
-	fmt.Fprintf(&b, "noise: %.0f hiccups a second per busy core, p50 %.0f ns p90 %.0f ns\n", o.NoiseHz, o.NoiseP50Ns, o.NoiseP90Ns)
+	fmt.Fprintf(&b, "noise: %.0f hiccups a second per busy core while another runs on, p50 %.0f ns p90 %.0f ns\n", o.NoiseHz, o.NoiseP50Ns, o.NoiseP90Ns)
 	fmt.Fprintf(&b, "synthesizer walk: %.0f ns per node, %.0f ns per call, %.0f ns per spin delay\n", p.Walk.NodeNs, p.Walk.CallNs, p.Walk.SpinNs)
 	if len(p.ComputeInflation) > 1 {
 		ts := make([]int, 0, len(p.ComputeInflation))

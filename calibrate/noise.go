@@ -20,30 +20,71 @@ const (
 	noiseGapNs = 2000
 )
 
+// hiccup is a gap in one core's clock reads: the core's goroutine did
+// not run from from to to (clock ns).
+type hiccup struct{ from, to int64 }
+
 // watchClock runs one goroutine per core (GOMAXPROCS), each reading the
 // clock in a tight loop for d, as the workers of a parallel loop keep
-// every core busy, and returns every gap between two reads longer than
-// noiseGapNs that any of them saw, and the time watched in all (d per
-// goroutine).
-func watchClock(d time.Duration) (gaps []float64, watchedNs float64) {
+// every core busy, and returns, core by core and in time order, every
+// gap between two reads longer than noiseGapNs.
+func watchClock(d time.Duration) [][]hiccup {
 	t := runtime.GOMAXPROCS(0)
-	per := make([][]float64, t)
+	per := make([][]hiccup, t)
 	par.For(t, t, par.Schedule{Policy: par.Static}, func(w int) {
 		t0 := clock.Now()
 		last := t0
 		end := t0 + d.Nanoseconds()
 		for last < end {
 			n := clock.Now()
-			if g := n - last; g > noiseGapNs {
-				per[w] = append(per[w], float64(g))
+			if n-last > noiseGapNs {
+				per[w] = append(per[w], hiccup{last, n})
 			}
 			last = n
 		}
 	})
-	for _, g := range per {
-		gaps = append(gaps, g...)
+	return per
+}
+
+// privateHiccups returns the parts of per's hiccups (per core, in time
+// order) that another core ran through, longer than noiseGapNs, for
+// every pair of a core and another core, and how many pairs there were
+// (0 with one core: then every hiccup is whole and counted once). A
+// hiccup that pauses every core at once (a virtual machine's, whose
+// host stops all its CPUs) delays no goroutine against another: a lock
+// waiter is stopped as long as its holder. What matters for a lock is
+// the part of the holder's hiccup in which the waiter's core ran on.
+func privateHiccups(per [][]hiccup) (parts []float64, pairs int) {
+	if len(per) < 2 {
+		for _, hs := range per {
+			for _, h := range hs {
+				parts = append(parts, float64(h.to-h.from))
+			}
+		}
+		return parts, 0
 	}
-	return gaps, float64(t) * float64(d.Nanoseconds())
+	for i, hs := range per {
+		for j, other := range per {
+			if i == j {
+				continue
+			}
+			pairs++
+			k := 0
+			for _, h := range hs {
+				for k < len(other) && other[k].to <= h.from {
+					k++
+				}
+				covered := int64(0)
+				for m := k; m < len(other) && other[m].from < h.to; m++ {
+					covered += min(h.to, other[m].to) - max(h.from, other[m].from)
+				}
+				if p := h.to - h.from - covered; p > noiseGapNs {
+					parts = append(parts, float64(p))
+				}
+			}
+		}
+	}
+	return parts, pairs
 }
 
 // noiseStats summarizes the hiccups a core running a goroutine saw:
@@ -59,12 +100,20 @@ func noiseStats(gaps []float64, watchedNs float64) (hz, p50, p90 float64) {
 }
 
 // measureNoise watches every core for hiccups (watchClock) and returns
-// noiseStats of what they saw.
+// noiseStats of their private parts (privateHiccups): how often, per
+// second of a busy core, and for how long it stops while another core
+// runs on.
 func measureNoise(ctx context.Context) (hz, p50, p90 float64, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, 0, 0, err
 	}
-	gaps, watched := watchClock(noiseWatchDur)
-	hz, p50, p90 = noiseStats(gaps, watched)
+	per := watchClock(noiseWatchDur)
+	parts, pairs := privateHiccups(per)
+	// Each core was watched once for every other core (once alone).
+	views := pairs
+	if views == 0 {
+		views = len(per)
+	}
+	hz, p50, p90 = noiseStats(parts, float64(views)*float64(noiseWatchDur.Nanoseconds()))
 	return hz, p50, p90, nil
 }

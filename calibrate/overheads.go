@@ -131,9 +131,11 @@ const (
 //     woken one, from teams of GOMAXPROCS workers (machines of four
 //     cores or more; see measureWakeStep);
 //   - NoiseHz, NoiseP50Ns, NoiseP90Ns: how often, and for how long, a
-//     core running a goroutine loses it for a moment: every core reads
-//     the clock in a tight loop for 0.2 s, and a gap of more than 2 µs
-//     between two reads is a hiccup (see measureNoise).
+//     core running a goroutine loses it for a moment while another core
+//     runs on: every core reads the clock in a tight loop for 0.2 s, a
+//     gap of more than 2 µs between two reads is a hiccup, and what
+//     counts of it is the part in which another core read on, if more
+//     than 2 µs (see measureNoise).
 //
 // It takes a few seconds; progress (may be nil) is called after each
 // measurement. With GOMAXPROCS = 1 there is no other core to

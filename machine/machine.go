@@ -268,9 +268,13 @@ type Overheads struct {
 	WakeStepNs float64 `json:"wake_step_ns,omitempty"`
 	// NoiseHz is how often, per second, a core running a goroutine loses
 	// it for a moment to something else (a timer interrupt, the
-	// hypervisor, the kernel: hundreds of times a second on a cloud VM),
-	// and NoiseP50Ns and NoiseP90Ns the median and 90th percentile of how
-	// long (tens of microseconds there). A serial run's
+	// hypervisor, the kernel: hundreds of times a second on a cloud VM)
+	// while another core runs on, and NoiseP50Ns and NoiseP90Ns the
+	// median and 90th percentile of how long (microseconds to tens of
+	// microseconds there). A moment in which every core stops at once (a
+	// virtual machine's host stopping all its CPUs) is left out: it
+	// delays no goroutine against another. A profile from before
+	// calibrate left those out counts them too. A serial run's
 	// recorded lengths carry such hiccups on average; what they cannot
 	// carry is that a hiccup while a lock is held holds up every waiter
 	// and can turn a contended loop's collision-free rhythm into a convoy

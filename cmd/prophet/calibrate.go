@@ -24,7 +24,7 @@ mutex hand-off and the Unlock that wakes a waiter, after short waits and
 long ones, worker wake-up latency and, on four cores or more, how far
 apart a team's workers start) and the
 machine's noise (how often and how long a busy core loses its goroutine to
-an interrupt) that the fast-forward emulator charges, the synthesizer's
+an interrupt while the others run on) that the fast-forward emulator charges, the synthesizer's
 tree-walking costs, and the memory model's fits: total memory traffic of t
 threads against one thread's (Ψ_t) and stall cycles per DRAM access
 against traffic (Φ). Takes about a minute

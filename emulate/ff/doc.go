@@ -208,8 +208,10 @@
 //     samples over those runs instead, one sample per run, in turn: the
 //     total is the same expected time, at a K-th of the cost.
 //   - noise: a core running a goroutine loses it now and then for a
-//     moment (timer interrupts, the hypervisor; Overheads.NoiseHz,
-//     NoiseP50Ns, NoiseP90Ns). The recorded lengths
+//     moment while the others run on (timer interrupts, the hypervisor;
+//     Overheads.NoiseHz, NoiseP50Ns, NoiseP90Ns; a moment in which every
+//     core stops at once delays no goroutine against another and is
+//     not in them). The recorded lengths
 //     carry that on average, but a hiccup while a lock is held holds up
 //     every waiter: a contended loop whose requests come just after
 //     each release runs collision-free in an emulation without noise

@@ -35,20 +35,23 @@ func (s *state) resetNoise(ov machine.Overheads) {
 
 // noisy returns lock hold l (burdened, on the grid) with the machine's
 // noise: a core loses its goroutine for a moment NoiseHz times a second
-// (a timer interrupt, the hypervisor), for log-normal lengths with
-// median NoiseP50Ns and 90th percentile NoiseP90Ns. The recorded lengths
-// carry those hiccups on average, so l is first scaled down by their
-// mean share of the time; then every hiccup that falls in the hold
-// (one per 1/NoiseHz seconds of recorded hold time, counted across the
-// run's holds) is added whole, each taking the quantile 1/φ further on
-// than the one before. The mean hold is unchanged; what changes is that now and then
-// one hold is tens of microseconds longer, as real ones are, and every
-// waiter waits for it: that is what turns a contended loop's
+// while the other cores run on (a timer interrupt, the hypervisor), for
+// log-normal lengths with median NoiseP50Ns and 90th percentile
+// NoiseP90Ns. The recorded lengths carry those hiccups on average, so l
+// is first scaled down by their mean share of the time; then every
+// hiccup that falls in the hold (one per 1/NoiseHz seconds of recorded
+// hold time, counted across the run's holds) is added whole, each
+// taking the quantile 1/φ further on than the one before. The mean hold
+// is unchanged; what changes is that now and then one hold is
+// microseconds to tens of microseconds longer, as real ones are, and
+// every waiter waits for it: that is what turns a contended loop's
 // collision-free rhythm (the next request just after each release) into
 // a convoy of hand-offs in real runs, which an emulation without noise
 // never leaves. Hiccups outside lock holds hold up only their own
 // goroutine, which the recorded means already carry; they are not
-// emulated. The result is on the grid.
+// emulated, and neither are moments in which every core stops at once,
+// which the recorded means carry too and which hold up no waiter
+// against its holder. The result is on the grid.
 func (s *state) noisy(l float64) float64 {
 	if !s.noise {
 		return l
