@@ -263,10 +263,14 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		// The run's first hand-off takes the run's own quantile.
 		s.hoSigma = machine.LogNormal(p50, p90).Sigma
 		s.hoU = distuv.UnitNormal.CDF(math.Log(wake/p50) / s.hoSigma)
-		if h, h90 := ov.LockHandoffNs, ov.LockHandoffP90Ns; h > 0 && h90 > h && !math.IsInf(h90, 0) {
-			// The hand-off's own spread, at the run's position.
-			s.hoSigma = machine.LogNormal(h, h90).Sigma
+	}
+	if h, h90 := ov.LockHandoffNs, ov.LockHandoffP90Ns; h > 0 && h90 > h && !math.IsInf(h90, 0) {
+		// The hand-off's own spread, at the run's position (the
+		// median without a wake-up spread).
+		if s.hoSigma == 0 {
+			s.hoU = 0.5
 		}
+		s.hoSigma = machine.LogNormal(h, h90).Sigma
 	}
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)

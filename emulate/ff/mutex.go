@@ -394,9 +394,10 @@ func (s *state) yieldTo(lk *mutex, w *gor) bool {
 // woken sooner than one whose core slept), and its spread is
 // LockHandoffP90Ns's, or the core wake-up latency's where the profile
 // has none (log-normal with WakeP90Ns/WakeP50Ns). The run's first
-// hand-off takes the run's wake-up quantile, and each next one the
-// quantile 1/φ further on, modulo 1 (nextHandoffFactor): in a real run every hand-off draws
-// its own latency, and a run that charged one latency at every hand-off
+// hand-off takes the run's wake-up quantile (the median where the
+// profile has no wake-up spread), and each next one the quantile 1/φ
+// further on, modulo 1 (nextHandoffFactor): in a real run every
+// hand-off draws its own latency, and a run that charged one latency at every hand-off
 // could lock into a rhythm that real noise breaks. Without a measured
 // spread (p90 <= p50), every hand-off takes the run's quantile. Over
 // waits of LockSpinNs to LockSpinNs+LockSpinRampNs it ramps up linearly

@@ -229,6 +229,12 @@ func TestHandoffSpread(t *testing.T) {
 			}
 		}
 	}
+	// The hand-off's own spread without a wake-up latency: the median
+	// run's hand-offs.
+	alone := machine.Overheads{LockHandoffNs: 100, LockHandoffP90Ns: 200}
+	if r, want := emulateSec(t, barge, 2, "static", alone, 0), 10010+52.684+10; math.Abs(r.parallel-want) > 0.002 || r.nHandoff != 2 {
+		t.Errorf("own spread, no wake-up: time %v with %d hand-offs, want %.3f with 2", r.parallel, r.nHandoff, want)
+	}
 }
 
 // TestLockNoise checks the machine's noise on hand-computed schedules:
