@@ -29,9 +29,15 @@ import (
 // fetch has completed. Version 3 measures the chunk costs beside tasks
 // that compute on their index (spin.Work) instead of spinning, which
 // pay a fetch in full where a spin hides part of it. Version 4 adds
-// TaskCallNs. A profile of another version has costs that are not the
-// ones this prophet charges, and Load refuses it.
-const FormatVersion = 4
+// TaskCallNs. Version 5 measures LockHandoffNs as the median hand-off
+// after waits of a millisecond or more and adds its spread and the doze
+// (version 4: the 90th percentile after waits of 200 µs, at the switch
+// between the two), and measures the noise as the part of a core's
+// hiccups that another core runs through (version 4: every hiccup,
+// most of which stop every core of a VM at once). A profile of another
+// version has costs that are not the ones this prophet charges, and
+// Load refuses it.
+const FormatVersion = 5
 
 // Profile describes one machine.
 type Profile struct {
@@ -166,9 +172,8 @@ type Overheads struct {
 	// mutex; LockHandoffNs the typical delay before a goroutine that
 	// parked waiting for a contended lock, its thread long asleep, runs
 	// again after the Unlock that wakes it (calibrate takes the median of
-	// its trials whose waiters waited a millisecond or more; a profile
-	// from before LockHandoffP90Ns holds the 90th percentile of waits of
-	// 200 µs). The fast-forward emulator takes it as the median of a
+	// its trials whose waiters waited a millisecond or more). The
+	// fast-forward emulator takes it as the median of a
 	// log-normal with LockHandoffP90Ns's spread (see package emulate/ff);
 	// a waiter that parked only recently pays less (LockDozeHandoffNs).
 	LockNs        float64 `json:"lock_ns"`
@@ -176,8 +181,8 @@ type Overheads struct {
 	// LockHandoffP90Ns is the 90th percentile of the hand-offs whose
 	// median is LockHandoffNs: the spread of one hand-off's latency,
 	// which is narrower than an idle core's wake-up latency's. Zero means
-	// not measured (a profile from before prophet measured it): the
-	// emulator takes the wake-up latency's spread (WakeP50Ns, WakeP90Ns).
+	// not measured (a profile written by hand): the emulator takes the
+	// wake-up latency's spread (WakeP50Ns, WakeP90Ns).
 	LockHandoffP90Ns float64 `json:"lock_handoff_p90_ns,omitempty"`
 	// LockDozeNs, LockDozeRampNs, LockDozeHandoffNs and LockDozeWakeNs
 	// describe a parked waiter that is woken soon after it parked: its
@@ -191,8 +196,8 @@ type Overheads struct {
 	// between the costs go linearly from the one to the other (see
 	// HandoffFor). A lock loop whose waiters park for a holder's
 	// preemption (tens of microseconds) pays the doze costs. Zero
-	// LockDozeHandoffNs means not measured (a profile from before
-	// prophet measured it) or no difference found: every hand-off pays
+	// LockDozeHandoffNs means not measured (a profile written by hand, or
+	// measured on one core) or no difference found: every hand-off pays
 	// LockHandoffNs and LockWakeNs.
 	LockDozeNs        float64 `json:"lock_doze_ns,omitempty"`
 	LockDozeRampNs    float64 `json:"lock_doze_ramp_ns,omitempty"`
@@ -273,8 +278,7 @@ type Overheads struct {
 	// median and 90th percentile of how long (microseconds to tens of
 	// microseconds there). A moment in which every core stops at once (a
 	// virtual machine's host stopping all its CPUs) is left out: it
-	// delays no goroutine against another. A profile from before
-	// calibrate left those out counts them too. A serial run's
+	// delays no goroutine against another. A serial run's
 	// recorded lengths carry such hiccups on average; what they cannot
 	// carry is that a hiccup while a lock is held holds up every waiter
 	// and can turn a contended loop's collision-free rhythm into a convoy

@@ -73,23 +73,23 @@ func TestLoadFillsLaterOverheads(t *testing.T) {
 		name, json string
 		want       func(o Overheads) bool
 	}{
-		{"old", `{"version": 4, "overheads": {"spawn_ns": 300, "lock_ns": 10, "chunk_ns": 17}}`, func(o Overheads) bool {
+		{"old", `{"version": 5, "overheads": {"spawn_ns": 300, "lock_ns": 10, "chunk_ns": 17}}`, func(o Overheads) bool {
 			return o.SpawnNs == 300 && o.SpawnRunNs == d.SpawnRunNs && o.LockMigrateNs == d.LockMigrateNs &&
 				o.ChunkMigrateNs == d.ChunkMigrateNs && o.ChanSendNs == d.ChanSendNs && o.ChanRecvNs == d.ChanRecvNs &&
 				o.TaskCallNs == d.TaskCallNs
 		}},
-		{"new", `{"version": 4, "overheads": {"spawn_ns": 300, "spawn_run_ns": 250, "lock_ns": 10, "lock_migrate_ns": 13,
+		{"new", `{"version": 5, "overheads": {"spawn_ns": 300, "spawn_run_ns": 250, "lock_ns": 10, "lock_migrate_ns": 13,
 			"chunk_ns": 17, "chunk_migrate_ns": 3, "task_call_ns": 2, "chan_send_ns": 11, "chan_recv_ns": 30}}`, func(o Overheads) bool {
 			return o.SpawnRunNs == 250 && o.LockMigrateNs == 13 && o.ChunkMigrateNs == 3 && o.TaskCallNs == 2 && o.ChanSendNs == 11 && o.ChanRecvNs == 30
 		}},
 		// Measured as 0: kept.
-		{"zero", `{"version": 4, "overheads": {"spawn_ns": 300, "spawn_run_ns": 0, "lock_ns": 10, "lock_migrate_ns": 0,
+		{"zero", `{"version": 5, "overheads": {"spawn_ns": 300, "spawn_run_ns": 0, "lock_ns": 10, "lock_migrate_ns": 0,
 			"chunk_ns": 17, "chunk_migrate_ns": 0, "task_call_ns": 0, "chan_send_ns": 0, "chan_recv_ns": 0}}`, func(o Overheads) bool {
 			return o.SpawnRunNs == 0 && o.LockMigrateNs == 0 && o.ChunkMigrateNs == 0 && o.TaskCallNs == 0 && o.ChanSendNs == 0 && o.ChanRecvNs == 0
 		}},
 		// Without a spawn, lock or chunk cost there is nothing the later
 		// overhead adds to: it stays 0.
-		{"none", `{"version": 4, "overheads": {"chan_send_ns": 11}}`, func(o Overheads) bool {
+		{"none", `{"version": 5, "overheads": {"chan_send_ns": 11}}`, func(o Overheads) bool {
 			return o.SpawnRunNs == 0 && o.LockMigrateNs == 0 && o.ChunkMigrateNs == 0
 		}},
 	}

@@ -199,9 +199,9 @@ func FuzzMachine(f *testing.F) {
 	paper.ComputeInflation = map[int]float64{2: 1.1, 8: 1.5}
 	withMem, _ := json.Marshal(paper)
 	f.Add(withMem)
-	f.Add([]byte(`{"version":4,"overheads":{"noise_hz":1e5,"noise_p50_ns":1000,"noise_p90_ns":4000,"lock_handoff_ns":1e9}}`))
+	f.Add([]byte(`{"version":5,"overheads":{"noise_hz":1e5,"noise_p50_ns":1000,"noise_p90_ns":4000,"lock_handoff_ns":1e9}}`))
 	// A spin window without a ramp, and goroutines that park at once.
-	f.Add([]byte(`{"version":4,"overheads":{"lock_handoff_ns":1000,"lock_switch_ns":100,"lock_spin_ns":5000,"spawn_ns":50}}`))
+	f.Add([]byte(`{"version":5,"overheads":{"lock_handoff_ns":1000,"lock_switch_ns":100,"lock_spin_ns":5000,"spawn_ns":50}}`))
 	sec := tree.Sec("stream", tree.Run(6, tree.Task("block", tree.U(200_000), tree.L(1, 3_000))))
 	sec.Counters = &tree.Counters{Instructions: 1e7, Cycles: 2e7, LLCMisses: 1e6, TimeNs: 4e6, Runs: 1}
 	// Spawned goroutines that meet at a short lock while others wait
