@@ -158,15 +158,13 @@ func (s *state) release(lk *mutex) {
 		// Normal mode: wake w; the lock stays free.
 		s.nHandoff++
 		w.resume = resRetry
-		d := s.lockWake(waited)
+		d, unlock := s.lockWake(waited)
 		if s.wake > 0 {
 			s.wakes++
 			s.late = true
 		}
 		if s.readyLate(w, d) {
-			// As many Unlocks have a thread to wake as waiters slept.
-			_, wk := s.ov.HandoffFor(waited)
-			s.delayHolder(lk, onGrid(wk*s.asleep(waited)), "unlock wake")
+			s.delayHolder(lk, unlock, "unlock wake")
 		}
 		return
 	}
@@ -388,34 +386,39 @@ func (s *state) yieldTo(lk *mutex, w *gor) bool {
 	return true
 }
 
-// lockWake is the latency of waking a lock waiter that waited waited ns
-// (more than LockSpinNs) in this run: Overheads.HandoffFor(waited) is
-// its median (a waiter that parked only recently, its core dozing, is
-// woken sooner than one whose core slept), and its spread is
-// LockHandoffP90Ns's, or the core wake-up latency's where the profile
-// has none (log-normal with WakeP90Ns/WakeP50Ns). The run's first
-// hand-off takes the run's wake-up quantile (the median where the
-// profile has no wake-up spread), and each next one the quantile 1/φ
-// further on, modulo 1 (nextHandoffFactor): in a real run every
-// hand-off draws its own latency, and a run that charged one latency at every hand-off
-// could lock into a rhythm that real noise breaks. Without a measured
-// spread (p90 <= p50), every hand-off takes the run's quantile. Over
-// waits of LockSpinNs to LockSpinNs+LockSpinRampNs it ramps up linearly
-// from 0: there real waiters are a mix of ones still spinning and ones
-// already asleep, and the ramp keeps predictions continuous in the wait.
-// Rounded to the time grid.
-func (s *state) lockWake(waited float64) float64 {
-	d, _ := s.ov.HandoffFor(waited)
+// lockWake returns the latency of waking a lock waiter that waited
+// waited ns (more than LockSpinNs) in this run, and what the Unlock that
+// wakes it costs the unlocker where it wakes an idle core for it.
+// Overheads.HandoffFor(waited) gives the latency's median and the
+// Unlock's cost (a waiter that parked only recently, its core dozing, is
+// woken sooner and more cheaply than one whose core slept). The
+// latency's spread is LockHandoffP90Ns's, or the core wake-up latency's
+// where the profile has none (log-normal with WakeP90Ns/WakeP50Ns). The
+// run's first hand-off takes the run's wake-up quantile (the median
+// where the profile has no wake-up spread), and each next one the
+// quantile 1/φ further on, modulo 1 (nextHandoffFactor): in a real run
+// every hand-off draws its own latency, and a run that charged one
+// latency at every hand-off could lock into a rhythm that real noise
+// breaks. Without a measured spread (p90 <= p50), every hand-off takes
+// the run's quantile. Over waits of LockSpinNs to
+// LockSpinNs+LockSpinRampNs both ramp up linearly from 0, as many
+// Unlocks having a thread to wake as waiters slept: there real waiters
+// are a mix of ones still spinning and ones already asleep, and the ramp
+// keeps predictions continuous in the wait. Rounded to the time grid.
+func (s *state) lockWake(waited float64) (d, unlock float64) {
+	d, unlock = s.ov.HandoffFor(waited)
 	if s.hoSigma > 0 {
 		d *= s.nextHandoffFactor()
 	} else if s.wake > 0 && s.ov.WakeP50Ns > 0 && !math.IsInf(s.ov.WakeP50Ns, 0) {
 		d *= s.wake / s.ov.WakeP50Ns
 	}
-	d *= s.asleep(waited)
+	share := s.asleep(waited)
+	d *= share
+	unlock = onGrid(unlock * share)
 	if r := onGrid(d); r > 0 {
-		return r
+		return r, unlock
 	}
-	return d
+	return d, unlock
 }
 
 // asleep is the share of lock waiters that waited waited ns and had
