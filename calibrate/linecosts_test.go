@@ -78,9 +78,15 @@ func TestMeasureLineCosts(t *testing.T) {
 		if !spawn && (ov.SpawnNs != -1 || ov.SpawnRunNs != -1) {
 			t.Errorf("spawn costs measured though not asked for: %v and %v", ov.SpawnNs, ov.SpawnRunNs)
 		}
+		// The short end is measured under the whole move, or not at
+		// all.
+		if ov.ChunkMigrateShortNs != 0 && !(ov.ChunkMigrateShortNs < ov.ChunkMigrateNs && ov.ChunkShortTaskNs > 0) || ov.ChunkMigrateShortNs == 0 && ov.ChunkShortTaskNs != 0 {
+			t.Errorf("spawn %v: short end %v at %v with a move of %v", spawn, ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs, ov.ChunkMigrateNs)
+		}
 		// The rest as given.
 		want := in
 		want.LockMigrateNs, want.ChunkMigrateNs, want.ChunkServeNs = ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs
+		want.ChunkMigrateShortNs, want.ChunkShortTaskNs = ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs
 		if spawn {
 			want.SpawnNs, want.SpawnRunNs = ov.SpawnNs, ov.SpawnRunNs
 			want.SpawnRunSlope, want.SpawnRunTaskNs = ov.SpawnRunSlope, ov.SpawnRunTaskNs

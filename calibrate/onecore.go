@@ -20,7 +20,7 @@ import (
 // call, the go statement, a channel operation, an uncontended Lock, the
 // switch to a parked waiter, the noise) cost the same on one core.
 var otherCoreCosts = []string{
-	"fork_ns", "join_ns", "chunk_migrate_ns", "chunk_serve_ns",
+	"fork_ns", "join_ns", "chunk_migrate_ns", "chunk_serve_ns", "chunk_migrate_short_ns", "chunk_short_task_ns",
 	"spawn_run_ns", "spawn_run_slope", "spawn_run_task_ns", "spawn_run_hot_ns", "spawn_run_hot_task_ns", "spawn_run_short_task_ns",
 	"lock_handoff_ns", "lock_handoff_p90_ns", "lock_migrate_ns", "lock_wake_ns", "lock_spin_ns", "lock_spin_ramp_ns", "lock_check_ns",
 	"lock_doze_ns", "lock_doze_ramp_ns", "lock_doze_handoff_ns", "lock_doze_wake_ns",

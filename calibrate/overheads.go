@@ -70,6 +70,9 @@ const (
 //     was last fetched from on another core, from two workers whose
 //     tasks of a fifth of a microsecond make them take turns at the
 //     counter (see measureChunkMigrate); 0 with GOMAXPROCS = 1;
+//     ChunkMigrateShortNs and ChunkShortTaskNs: the same beside tasks
+//     of 25 ns, and their length, where it costs clearly less there
+//     (see measureChunkShort);
 //   - SpawnNs: the spawner's time per go statement, 3000 at a time, each
 //     new goroutine computing 50 ns while the other cores, awake, steal
 //     and run them as fast as they come (spawnLoop; the median of 7 such
@@ -163,7 +166,10 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
 			}
-			ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs)
+			if ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs); err != nil {
+				return err
+			}
+			ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs, err = measureChunkShort(ctx, ov.ChunkNs, ov.ChunkMigrateNs)
 			return
 		}},
 		{"chunk queue", func(ctx context.Context) (err error) {
@@ -463,8 +469,9 @@ func LineMoveNs() float64 {
 // MeasureLineCosts measures the overheads that follow what a cache
 // line's move between cores costs, as MeasureOverheads does, and returns
 // ov with them in place: LockMigrateNs (the median of three rounds),
-// ChunkMigrateNs (beyond ov.ChunkNs) and ChunkServeNs, in a few tens of
-// milliseconds, and with spawn also the spawn costs (a spawned
+// ChunkMigrateNs (beyond ov.ChunkNs) with its short end
+// (ChunkMigrateShortNs, ChunkShortTaskNs) and ChunkServeNs, in about a
+// tenth of a second, and with spawn also the spawn costs (a spawned
 // goroutine's descriptor, stack and queue move between cores;
 // MeasureSpawnCosts), in about a second.
 // validate measures them beside a sample's real runs where a machine
@@ -473,13 +480,16 @@ func LineMoveNs() float64 {
 func MeasureLineCosts(ctx context.Context, ov machine.Overheads, spawn bool) (machine.Overheads, error) {
 	var err error
 	if runtime.GOMAXPROCS(0) < 2 {
-		ov.LockMigrateNs, ov.ChunkMigrateNs = 0, 0
+		ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs = 0, 0, 0, 0
 	} else {
 		if ov.LockMigrateNs, err = measureLockMigrate(ctx); err != nil {
 			return ov, fmt.Errorf("measuring lock migration: %w", err)
 		}
 		if ov.ChunkMigrateNs, err = measureChunkMigrate(ctx, ov.ChunkNs); err != nil {
 			return ov, fmt.Errorf("measuring chunk migration: %w", err)
+		}
+		if ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs, err = measureChunkShort(ctx, ov.ChunkNs, ov.ChunkMigrateNs); err != nil {
+			return ov, fmt.Errorf("measuring chunk migration beside short tasks: %w", err)
 		}
 		if ov.ChunkServeNs, err = measureChunkServe(ctx); err != nil {
 			return ov, fmt.Errorf("measuring the chunk counter's queue: %w", err)

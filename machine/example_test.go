@@ -97,3 +97,20 @@ func ExampleOverheads_ChunkServe() {
 	// 64 ns, 82 ns
 	// a loop of 50 ns tasks: at most 0.78-fold
 }
+
+// ExampleOverheads_ChunkMigrateFor gives what a dynamic loop's fetch
+// that moves the counter's line costs a worker that asks again soon:
+// on a machine whose cores move lines slowly, workers of short tasks
+// take several fetches per move.
+func ExampleOverheads_ChunkMigrateFor() {
+	o := machine.Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80, ChunkMigrateShortNs: 75, ChunkShortTaskNs: 25}
+	for _, task := range []float64{10, 25, 40, 200} {
+		mig, serve := o.ChunkMigrateFor(task)
+		fmt.Printf("tasks of %3.0f ns: move %3.0f ns, served in %2.0f ns\n", task, mig, serve)
+	}
+	// Output:
+	// tasks of  10 ns: move  30 ns, served in 16 ns
+	// tasks of  25 ns: move  75 ns, served in 40 ns
+	// tasks of  40 ns: move 120 ns, served in 64 ns
+	// tasks of 200 ns: move 150 ns, served in 80 ns
+}

@@ -107,6 +107,18 @@ type Overheads struct {
 	// request takes it. Zero means not measured: ChunkMigrateNs stands
 	// for it.
 	ChunkServeNs float64 `json:"chunk_serve_ns,omitempty"`
+	// ChunkMigrateShortNs is what a chunk fetch that moves the
+	// counter's line costs beyond ChunkNs when the worker asks again
+	// ChunkShortTaskNs after its last fetch: on some machines (cloud VMs
+	// whose cores move lines slowly) a worker of short tasks fetches
+	// several times while another core's request for the line is on its
+	// way, and the fetch costs less the more often the workers ask (see
+	// ChunkMigrateFor). Calibrate measures it as ChunkMigrateNs, beside
+	// tasks of ChunkShortTaskNs, and leaves both zero where the fetch
+	// costs about as much there as beside long tasks. Zero charges
+	// ChunkMigrateNs at every move.
+	ChunkMigrateShortNs float64 `json:"chunk_migrate_short_ns,omitempty"`
+	ChunkShortTaskNs    float64 `json:"chunk_short_task_ns,omitempty"`
 	// TaskCallNs is what a worksharing loop adds to each of its tasks by
 	// calling the loop body through a function value (package par's
 	// workers do, as do a pool's), where the serial loop runs the body
@@ -288,6 +300,39 @@ type Overheads struct {
 	NoiseHz    float64 `json:"noise_hz,omitempty"`
 	NoiseP50Ns float64 `json:"noise_p50_ns,omitempty"`
 	NoiseP90Ns float64 `json:"noise_p90_ns,omitempty"`
+}
+
+// ChunkMigrateFor returns what a chunk fetch that moves the counter's
+// cache line costs beyond ChunkNs, and the counter's serving time
+// (ChunkServe), for a worker whose last fetch ended intervalNs before it
+// asks: ChunkMigrateNs and ChunkServe, but where the short end is
+// measured (ChunkMigrateShortNs at ChunkShortTaskNs, under
+// ChunkMigrateNs), a worker that asks sooner than the line through the
+// origin and that point reaches ChunkMigrateNs pays the line's value,
+// and the counter serves it in ChunkServe shortened in the same
+// proportion: workers of short tasks take several fetches per move of
+// the line, and hold it for less at each. Negative costs count as 0.
+func (o Overheads) ChunkMigrateFor(intervalNs float64) (migNs, serveNs float64) {
+	migNs, serveNs = max(o.ChunkMigrateNs, 0), o.ChunkServe()
+	if !(intervalNs < o.ChunkShortEndNs()) {
+		return migNs, serveNs
+	}
+	at := o.ChunkMigrateShortNs * max(intervalNs, 0) / o.ChunkShortTaskNs
+	return at, serveNs * at / migNs
+}
+
+// ChunkShortEndNs returns the interval between a worker's fetches from
+// which a fetch that moves the counter's line costs the whole
+// ChunkMigrateNs (ChunkMigrateFor): where the line through the origin
+// and the short end (ChunkMigrateShortNs at ChunkShortTaskNs) reaches
+// it, or 0 where the short end is not measured or not under
+// ChunkMigrateNs.
+func (o Overheads) ChunkShortEndNs() float64 {
+	short, task, mig := o.ChunkMigrateShortNs, o.ChunkShortTaskNs, o.ChunkMigrateNs
+	if !(short > 0) || !(task > 0) || !(short < mig) || math.IsInf(task, 0) || math.IsInf(mig, 0) {
+		return 0
+	}
+	return task * mig / short
 }
 
 // ChunkServe is how long the counter takes per fetch when workers queue

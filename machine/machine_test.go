@@ -329,3 +329,39 @@ func TestChunkServe(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkMigrateFor checks the chunk move's cost and the counter's
+// serving time against the interval since the worker's last fetch: the
+// short end's line through the origin below its reach, the serving time
+// shortened in the same proportion against the whole move, and the whole move from the reach on or
+// where the short end is missing or not under the move.
+func TestChunkMigrateFor(t *testing.T) {
+	o := Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80, ChunkMigrateShortNs: 75, ChunkShortTaskNs: 25}
+	tests := []struct {
+		name           string
+		o              Overheads
+		interval       float64
+		mig, serve, at float64 // at: ChunkShortEndNs
+	}{
+		{"at the short end", o, 25, 75, 40, 50},
+		{"under it", o, 10, 30, 16, 50},
+		{"between it and the reach", o, 40, 120, 64, 50},
+		{"at the reach", o, 50, 150, 80, 50},
+		{"long tasks", o, 1e6, 150, 80, 50},
+		{"no interval", o, 0, 0, 0, 50},
+		{"a negative interval", o, -5, 0, 0, 50},
+		{"no short end", Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80}, 10, 150, 80, 0},
+		{"no task length", Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80, ChunkMigrateShortNs: 75}, 10, 150, 80, 0},
+		{"short end not under the move", Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80, ChunkMigrateShortNs: 160, ChunkShortTaskNs: 25}, 10, 150, 80, 0},
+		{"no serving time: the move's", Overheads{ChunkMigrateNs: 150, ChunkMigrateShortNs: 75, ChunkShortTaskNs: 25}, 10, 30, 30, 50},
+	}
+	for _, tc := range tests {
+		mig, serve := tc.o.ChunkMigrateFor(tc.interval)
+		if math.Abs(mig-tc.mig) > 1e-9 || math.Abs(serve-tc.serve) > 1e-9 {
+			t.Errorf("%s: ChunkMigrateFor(%v) = %v, %v; want %v, %v", tc.name, tc.interval, mig, serve, tc.mig, tc.serve)
+		}
+		if at := tc.o.ChunkShortEndNs(); at != tc.at {
+			t.Errorf("%s: ChunkShortEndNs %v, want %v", tc.name, at, tc.at)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func TestLineCosts(t *testing.T) {
 	} {
 		rs := &roundSet{}
 		for i := range c.lock {
-			rs.lines = append(rs.lines, lineCost{c.lock[i], c.chunk[i], c.serve[i]})
+			rs.lines = append(rs.lines, lineCost{lockMig: c.lock[i], chunkMig: c.chunk[i], chunkServe: c.serve[i]})
 		}
 		got := rs.lineCosts(prof)
 		if got.LockMigrateNs != c.wantLock || got.ChunkMigrateNs != c.wantChk || got.ChunkServeNs != c.wantServ {
@@ -42,6 +42,30 @@ func TestLineCosts(t *testing.T) {
 		want.LockMigrateNs, want.ChunkMigrateNs, want.ChunkServeNs = got.LockMigrateNs, got.ChunkMigrateNs, got.ChunkServeNs
 		if got != want {
 			t.Errorf("%s: other overheads changed", c.name)
+		}
+	}
+}
+
+// TestLineCostsShortEnd checks that ff is charged the chunk move's
+// short end of one round, the median one, with its own task length; a
+// round without one counts as the lowest.
+func TestLineCostsShortEnd(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		short, task      []float64
+		wantShort, wantT float64
+	}{
+		{"five rounds", []float64{0, 70, 80, 0, 75}, []float64{0, 25, 26, 0, 27}, 70, 25},
+		{"most without", []float64{0, 70, 0}, []float64{0, 25, 0}, 0, 0},
+		{"an even count", []float64{80, 70}, []float64{26, 25}, 80, 26},
+	} {
+		rs := &roundSet{}
+		for i := range c.short {
+			rs.lines = append(rs.lines, lineCost{lockMig: 300, chunkMig: 150, chunkServe: 80, chunkShort: c.short[i], chunkShortTask: c.task[i]})
+		}
+		got := rs.lineCosts(machine.Default().Overheads)
+		if got.ChunkMigrateShortNs != c.wantShort || got.ChunkShortTaskNs != c.wantT {
+			t.Errorf("%s: short end %v at %v, want %v at %v", c.name, got.ChunkMigrateShortNs, got.ChunkShortTaskNs, c.wantShort, c.wantT)
 		}
 	}
 }
@@ -103,7 +127,7 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 	// the medians apart come from different modes.
 	rs := &roundSet{
 		serial: []float64{1, 1, 1, 1, 1},
-		lines:  []lineCost{{40, 20, 15}, {41, 120, 60}, {42, 121, 61}, {250, 122, 62}, {251, 21, 16}},
+		lines:  []lineCost{{40, 20, 15, 0, 0}, {41, 120, 60, 0, 0}, {42, 121, 61, 0, 0}, {250, 122, 62, 0, 0}, {251, 21, 16, 0, 0}},
 	}
 	m := &measurer{}
 	opt := emulate.Options{Overheads: prof}

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -67,18 +68,20 @@ type round struct {
 
 // lineCost is what a cache line's move costs the constructs ff charges
 // for it, as calibrate.MeasureLineCosts measures them after a round's
-// parallel runs: Overheads.LockMigrateNs, ChunkMigrateNs and
-// ChunkServeNs.
-type lineCost struct{ lockMig, chunkMig, chunkServe float64 }
+// parallel runs: Overheads.LockMigrateNs, ChunkMigrateNs, ChunkServeNs,
+// and the chunk move's short end (ChunkMigrateShortNs at
+// ChunkShortTaskNs).
+type lineCost struct{ lockMig, chunkMig, chunkServe, chunkShort, chunkShortTask float64 }
 
 // lineCostOf returns ov's line costs.
 func lineCostOf(ov machine.Overheads) lineCost {
-	return lineCost{ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs}
+	return lineCost{ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs, ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs}
 }
 
 // set puts c's costs into ov.
 func (c lineCost) set(ov *machine.Overheads) {
 	ov.LockMigrateNs, ov.ChunkMigrateNs, ov.ChunkServeNs = c.lockMig, c.chunkMig, c.chunkServe
+	ov.ChunkMigrateShortNs, ov.ChunkShortTaskNs = c.chunkShort, c.chunkShortTask
 }
 
 // keep adds rd to the kept rounds.
@@ -113,12 +116,26 @@ func (rs *roundSet) lineCosts(ov machine.Overheads) machine.Overheads {
 		}
 		return robust.Median(xs)
 	}
+	short := rs.medianShort()
 	lineCost{
 		lockMig:    median(func(c lineCost) float64 { return c.lockMig }),
 		chunkMig:   median(func(c lineCost) float64 { return c.chunkMig }),
 		chunkServe: median(func(c lineCost) float64 { return c.chunkServe }),
+		// The short end and its task as a pair, from one round
+		// (medianShort).
+		chunkShort:     short.chunkShort,
+		chunkShortTask: short.chunkShortTask,
 	}.set(&ov)
 	return ov
+}
+
+// medianShort returns the kept round (rs.lines not empty) whose chunk
+// move's short end is the median, the upper middle one of an even count
+// (a round without one, 0, counts as the lowest).
+func (rs *roundSet) medianShort() lineCost {
+	cs := slices.Clone(rs.lines)
+	slices.SortStableFunc(cs, func(a, b lineCost) int { return cmp.Compare(a.chunkShort, b.chunkShort) })
+	return cs[len(cs)/2]
 }
 
 // roundCosts returns ov with each kept round's line costs in turn, one

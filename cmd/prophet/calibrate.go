@@ -19,7 +19,8 @@ func calibrateCommand() *command {
 		summary: "measure this machine: goroutine overheads, memory-bandwidth fits",
 		long: `Measures the machine prophet runs on and writes a machine profile (JSON):
 the costs of goroutine constructs (team fork and join, dynamic chunk
-dispatch and how fast the shared counter serves queued workers, spawn,
+dispatch, what a fetch costs when the counter's line moves, after long
+tasks and short ones, and how fast the counter serves queued workers, spawn,
 mutex hand-off and the Unlock that wakes a waiter, after short waits and
 long ones, worker wake-up latency and, on four cores or more, how far
 apart a team's workers start) and the

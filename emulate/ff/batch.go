@@ -198,6 +198,8 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	lk.lastCore = int32(g.core)
 	tm.fetchedOn = int32(g.core) + 1
 	g.clock = c + float64(j)*q
+	// The last chunk's fetch ended its tasks before g's next one.
+	g.fetchEnd = g.clock - float64(cs)*p
 	n := j * cs
 	s.nLock += int(n)
 	s.nChunk += int(j)

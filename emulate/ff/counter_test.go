@@ -67,6 +67,61 @@ func TestCounterQueue(t *testing.T) {
 	}
 }
 
+// TestCounterShortEnd checks, on loops worked out by hand, that a fetch
+// that moves the counter's line costs the short end's line where the
+// worker asks again sooner than its reach (Overheads.ChunkMigrateFor),
+// and the whole move otherwise, step by step and with the closed forms
+// alike.
+func TestCounterShortEnd(t *testing.T) {
+	// ChunkMigrateNs 100, served in 20; the short end 40 ns at 10 ns
+	// reaches 100 at 25 ns.
+	ov := machine.Overheads{ChunkMigrateNs: 100, ChunkServeNs: 20, ChunkMigrateShortNs: 40, ChunkShortTaskNs: 10}
+	tests := []struct {
+		name  string
+		u     int64 // each of the five tasks
+		short bool  // with the short end
+		want  float64
+	}{
+		// Worker 0 fetches at 0 (no move), runs task 0 till 20;
+		// worker 1 has not fetched before: the whole move, till 100
+		// (the line taken till 20), task 1 till 120. Worker 0 asks
+		// again 20 after its fetch: 4·20 = 80 till 100 (the line
+		// taken for 20·80/100 = 16, till 36), task 2 till 120. At 120
+		// one of them moves the line in 80, taking it till 136 (till
+		// 200, the next task till 220), and the other waits till 136
+		// and moves it till 216: task 4 till 236.
+		{"short tasks", 20, true, 236},
+		// The whole move at every fetch: worker 0's second fetch from
+		// 20 till 120, task 2 till 140; worker 1's from 120 till 220,
+		// task 3 till 240; worker 0's from 140 till 240, task 4 till
+		// 260.
+		{"short tasks, no short end", 20, false, 260},
+		// Tasks of 30 ns ask again past the reach: the whole move, as
+		// without the short end (0-30, 0-100-130, 30-130-160,
+		// 130-230-260, 160-260-290).
+		{"past the reach", 30, true, 290},
+		{"past the reach, no short end", 30, false, 290},
+	}
+	for _, tc := range tests {
+		o := ov
+		if !tc.short {
+			o.ChunkMigrateShortNs, o.ChunkShortTaskNs = 0, 0
+		}
+		tr := tree.New(tree.Sec("loop", tree.Run(5, tree.Task("t", tree.U(tc.u)))))
+		for _, stepwise := range []bool{false, true} {
+			e := New()
+			e.exactGrid, e.stepwise = true, stepwise
+			res, err := emulate.Predict(e, tr, 2, par.Schedule{Policy: par.Dynamic, Chunk: 1}, emulate.Options{Overheads: o})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if res.ParallelNs != tc.want {
+				t.Errorf("%s (stepwise %v): parallel time %v ns, want %v", tc.name, stepwise, res.ParallelNs, tc.want)
+			}
+		}
+	}
+}
+
 // TestWakeChain checks, on a loop worked out by hand, that with a wake
 // step the idle cores are woken one after another: the first a wake-up
 // latency after the fork, each next one the step after the one before

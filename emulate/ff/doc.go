@@ -93,7 +93,12 @@
 //     at a time: a fetch that moves its line takes it for ChunkServeNs
 //     (Overheads.ChunkServe), and a fetch from another worker waits for
 //     it meanwhile, so a team of short tasks takes at most one chunk
-//     per ChunkServeNs however many workers it has;
+//     per ChunkServeNs however many workers it has. A worker that asks
+//     again soon after its last fetch, sooner than the short end's reach
+//     (Overheads.ChunkMigrateFor, ChunkShortEndNs), pays less for the
+//     move and holds the counter for less, in proportion to how soon
+//     it asks: on a machine whose cores move lines slowly, workers of
+//     short tasks take several fetches per move;
 //   - TaskCallNs at the start of every task of a static, dynamic,
 //     guided or pool schedule (teams of one included), added to each
 //     task's first leaf in the section's compact copy (calledFrom): the

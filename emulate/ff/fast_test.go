@@ -62,6 +62,7 @@ func TestShortcutsExact(t *testing.T) {
 			tree.Run(500, tree.Task("r", tree.U(40), tree.U(7))),
 			tree.Task("s", tree.U(90), tree.L(1, 10)),
 			tree.Run(333, tree.Task("t", tree.U(1))),
+			tree.Run(400, tree.Task("p", tree.U(300))),
 			tree.Run(64, tree.Task("u", tree.U(100), tree.Sec("in", tree.Run(20, tree.Task("v", tree.U(30))))))),
 	}
 	// A single recording's loop: runs of one task split by struck ones
@@ -100,6 +101,9 @@ func TestShortcutsExact(t *testing.T) {
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40, WakeStepNs: 3, RunnextNs: 9},
 		// A chunk counter that serves faster than its line moves.
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 8, ChunkServeNs: 3, TaskCallNs: 1, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
+		// A chunk move that costs less to workers that ask again within
+		// 200 ns (the short end), a counter served in 12.
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 40, ChunkServeNs: 12, ChunkMigrateShortNs: 20, ChunkShortTaskNs: 100, TaskCallNs: 1, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
 		// Goroutines that park at once for a lock while others wait for
 		// a core, switched in after a normal-mode wake-up or a direct
 		// hand-off (LockSwitchNs), with a short spin window.

@@ -2,6 +2,7 @@ package ff
 
 import (
 	"cmp"
+	"math"
 
 	"github.com/parallel-prophet/prophet/emulate"
 )
@@ -105,6 +106,10 @@ type gor struct {
 	// Lock asked just before the Unlock takes the lock as the line
 	// arrives (see spinCheck).
 	landNs float64
+	// fetchEnd is when g's last charged fetch from a team's counter
+	// ended (-Inf: none yet): a fetch that moves the counter's line
+	// costs less the sooner g asks again (fetchCosts).
+	fetchEnd float64
 	// flying: g's Lock found its lock free with the line elsewhere and
 	// waits on its core for the compare-and-swap to land (see flies).
 	flying bool
@@ -177,13 +182,14 @@ func (s *state) newG() *gor {
 	if n := len(s.free); n > 0 {
 		g := s.free[n-1]
 		s.free = s.free[:n-1]
+		g.fetchEnd = math.Inf(-1)
 		return g
 	}
 	if lim := cmp.Or(s.maxG, MaxGoroutines); len(s.gs) >= lim {
 		// The emulation stops at its next step; g serves till then.
 		s.fail("%w: more than %d goroutines at once (most of them waiting for a lock or a core)", emulate.ErrTooLarge, lim)
 	}
-	g := &gor{core: -1, pinCore: -1, id: int32(len(s.gs))}
+	g := &gor{core: -1, pinCore: -1, id: int32(len(s.gs)), fetchEnd: math.Inf(-1)}
 	s.gs = append(s.gs, g)
 	return g
 }

@@ -143,6 +143,11 @@ func (s *state) lockstep() bool {
 	if !isInt(lockNs) || !isInt(chunkNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
+	if dyn && period-chunkNs < s.fetchShortEnd {
+		// A member asks again a task after its last fetch, or later:
+		// the rounds take every move at its whole cost (fetchCosts).
+		return false
+	}
 	// The members, the foreign events' earliest time, and how many
 	// rounds every member has tasks for.
 	members := s.steppers[:0]
@@ -657,7 +662,10 @@ func (s *state) lockstepPure() bool {
 	chunkNs := s.fetchNs + s.fetchMigNs
 	work := float64(cs) * r.work * s.burden
 	period := chunkNs + work
-	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) {
+	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) || work < s.fetchShortEnd {
+		// (A member asks again work after its last fetch ended, or
+		// later: below the short end's reach a move costs less than
+		// the rounds charge; see fetchCosts.)
 		return false
 	}
 	members, foreign, first, last := s.gather(func(g *gor, ev *event) (float64, uint64, bool) {
@@ -686,6 +694,11 @@ func (s *state) lockstepPure() bool {
 	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
+	for _, m := range members {
+		if m.t-m.g.fetchEnd < s.fetchShortEnd {
+			return false // its last chunk was shorter: fetchCosts
+		}
+	}
 	round, free, ok := counterRounds(members, last, period, serve, tm.counterFree)
 	if !ok {
 		return false
@@ -702,6 +715,7 @@ func (s *state) lockstepPure() bool {
 	}
 	for _, m := range members {
 		m.g.clock = m.t + float64(n-1)*round
+		m.g.fetchEnd = m.g.clock - work
 	}
 	tm.fetchedOn = int32(members[k-1].g.core) + 1
 	tm.counterFree = free + float64(n-2)*round

@@ -476,15 +476,30 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 			s.nChunk++
 			wait := max(tm.counterFree-g.clock, 0)
 			if migNs > 0 && tm.migrates(g.core) {
-				costNs += migNs
-				tm.counterFree = g.clock + wait + s.serveNs
+				mig, serve := s.fetchCosts(migNs, g.clock-g.fetchEnd)
+				costNs += mig
+				tm.counterFree = g.clock + wait + serve
 			}
 			costNs += wait
 			tm.fetchedOn = int32(g.core) + 1
 			s.overhead(g, costNs, what, f.sec)
+			g.fetchEnd = g.clock
 		}
 	}
 	return tookChunk
+}
+
+// fetchCosts returns what a fetch that moves the counter's line costs
+// beyond its own cost and the counter's serving time for it: migNs and
+// serveNs where the worker asks intervalNs after its last fetch ended or
+// later than the short end's reach (fetchShortEnd), the short end's line
+// below it (Overheads.ChunkMigrateFor), on the grid.
+func (s *state) fetchCosts(migNs, intervalNs float64) (mig, serve float64) {
+	if !(intervalNs < s.fetchShortEnd) {
+		return migNs, s.serveNs
+	}
+	m, sv := s.ov.ChunkMigrateFor(intervalNs)
+	return min(onGrid(m), migNs), min(onGrid(sv), s.serveNs)
 }
 
 // spawn runs every task as a goroutine of its own, spawned by the

@@ -1,0 +1,49 @@
+package calibrate
+
+import (
+	"context"
+
+	"github.com/parallel-prophet/prophet/internal/robust"
+	"github.com/parallel-prophet/prophet/par"
+)
+
+// Chunk migration beside short tasks: each task's spin, and how far
+// under ChunkMigrateNs the fetch beside them must cost for
+// measureChunkShort to keep it (nearer than that, the two differ by
+// little more than the rounds' spread: the line's move costs about the
+// same whatever the workers' pace).
+const (
+	chunkShortTaskNs = 25
+	chunkShortShare  = 0.8
+)
+
+// measureChunkShort returns ChunkMigrateShortNs and ChunkShortTaskNs:
+// what a fetch that moves the counter's line costs beyond chunkNs when
+// two workers' tasks compute chunkShortTaskNs each, measured as
+// measureChunkMigrate measures it beside longer tasks (a dynamic:1 loop
+// against the same loop as static blocks, per task and worker, the
+// median of chunkMigrateRounds rounds), and those tasks' own length (the
+// median of one worker's static loop of them, per task, one a round).
+// The task is short enough that on a machine whose cores move lines
+// slowly the fetch costs well under the whole move. Where it costs no
+// less than chunkShortShare of migNs (ChunkMigrateNs), or migNs is 0, it
+// returns zeros: no short end.
+func measureChunkShort(ctx context.Context, chunkNs, migNs float64) (shortNs, taskNs float64, err error) {
+	const t = 2
+	task := func(int) int64 { return chunkShortTaskNs }
+	owns := make([]float64, 0, chunkMigrateRounds)
+	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
+		if s.Policy == par.Static {
+			owns = append(owns, workLoop(chunkMigrateIters, 1, s, task)/chunkMigrateIters)
+		}
+		return workLoop(chunkMigrateIters, t, s, task)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	shortNs, taskNs = d*t/chunkMigrateIters-chunkNs, robust.Median(owns)
+	if !(migNs > 0) || !(shortNs > 0) || !(taskNs > 0) || shortNs >= chunkShortShare*migNs {
+		return 0, 0, nil
+	}
+	return shortNs, taskNs, nil
+}
