@@ -13,6 +13,7 @@ import (
 	"github.com/parallel-prophet/prophet/emulate"
 	"github.com/parallel-prophet/prophet/internal/cputime"
 	"github.com/parallel-prophet/prophet/internal/hostload"
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/memmodel"
 	"github.com/parallel-prophet/prophet/memprobe"
 	"github.com/parallel-prophet/prophet/par"
@@ -121,6 +122,23 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// keepCosts writes, with Config.Keep, the machine profile with the line
+// (and spawn) costs measured beside sub's real runs, ov, as
+// TEST-SAMPLE.machine.json beside its recording: prophet predict with it
+// repeats ff's prediction (within what the rounds' own costs, each
+// predicted with, move it from their medians').
+func (m *measurer) keepCosts(sub subject, ov machine.Overheads) error {
+	if m.cfg.Keep == "" {
+		return nil
+	}
+	p := m.cfg.Machine
+	p.Overheads = ov
+	if err := p.Save(filepath.Join(m.cfg.Keep, sub.test+"-"+sub.sample+".machine.json")); err != nil {
+		return fmt.Errorf("keeping the line costs: %w", err)
+	}
+	return nil
 }
 
 // recordSerial records sub's serial run up to three times, pooling the
@@ -258,6 +276,9 @@ func (m *measurer) compare(ctx context.Context, sub subject, tr *tree.Tree) ([]R
 			if err = calibrate.MeasureSpawnCosts(ctx, ov); err != nil {
 				return nil, err
 			}
+		}
+		if err := m.keepCosts(sub, opt.Overheads); err != nil {
+			return nil, err
 		}
 	}
 	if sub.probes != nil && sub.test == Examples {

@@ -118,7 +118,9 @@ type Config struct {
 	// came from, as TEST-SAMPLE.ppt (fine-3.ppt, examples-lu.ppt): a
 	// change to an emulator can then be tried on the same recordings
 	// against the same real speedups (the rows' Real), without the real
-	// runs' noise between the two.
+	// runs' noise between the two. With LinesNow it also receives the
+	// machine profile with the costs measured beside each sample's runs
+	// (the medians of its rounds'), as TEST-SAMPLE.machine.json.
 	Keep string
 }
 

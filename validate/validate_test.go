@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/parallel-prophet/prophet/internal/cputime"
 
+	"github.com/parallel-prophet/prophet/machine"
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
@@ -217,6 +219,9 @@ func TestKeep(t *testing.T) {
 			t.Errorf("sample %s: kept recording of %v ns of work, the row's %v", r.Sample, w, r.RecordedNs)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, Fine+"-"+rep.Rows[0].Sample+".machine.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a machine profile kept without LinesNow: %v", err)
+	}
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -224,6 +229,31 @@ func TestKeep(t *testing.T) {
 	_, err = Run(context.Background(), Config{Test: Fine, Samples: 1, Threads: []int{1}, Scale: 0.01, Keep: filepath.Join(file, "kept")})
 	if err == nil || !strings.Contains(err.Error(), "keeping the recordings") {
 		t.Errorf("Keep under a file: %v, want an error about keeping the recordings", err)
+	}
+}
+
+// TestKeepLineCosts checks that with LinesNow Config.Keep also receives,
+// beside each sample's recording, the machine profile its ff rows were
+// charged: the configured one with the line costs measured beside the
+// sample's runs, which machine.Load reads back.
+func TestKeepLineCosts(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the line costs need two cores")
+	}
+	dir := t.TempDir()
+	prof := machine.Default()
+	prof.Overheads.ChunkMigrateNs = -1 // measured anew: no longer -1
+	rep, err := Run(context.Background(), Config{Test: Fine, Samples: 1, Threads: []int{2}, Schedules: []par.Schedule{{Policy: par.Dynamic, Chunk: 1}},
+		Emulators: []string{"ff"}, Repeats: 1, Scale: 0.01, Keep: dir, LinesNow: true, Machine: prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := machine.Load(filepath.Join(dir, Fine+"-"+rep.Rows[0].Sample+".machine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Overheads.ChunkMigrateNs < 0 || kept.Overheads.ForkNs != prof.Overheads.ForkNs || kept.Overheads.LockHandoffNs != prof.Overheads.LockHandoffNs {
+		t.Errorf("kept overheads %+v: want the line costs measured (chunk move %v), the rest the profile's", kept.Overheads, kept.Overheads.ChunkMigrateNs)
 	}
 }
 

@@ -67,7 +67,10 @@ by about that ratio.
 --keep DIR writes each sample's recording there; with --format json (or
 --rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
 a changed machine profile or emulator on the same recordings against the
-same real runs, free of the noise between two validations.`,
+same real runs, free of the noise between two validations. With
+--lines-now it also writes the costs measured beside each sample's runs
+as a machine profile, DIR/fine-3.machine.json, for prophet predict
+--machine.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
