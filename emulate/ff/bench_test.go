@@ -131,6 +131,15 @@ func BenchmarkCounterQueue(b *testing.B) {
 	benchSection(b, sec, 16, "dynamic:1", machine.Overheads{ChunkNs: 20, ChunkMigrateNs: 80})
 }
 
+// BenchmarkCounterQueueShort is BenchmarkCounterQueue with tasks of
+// 30 ns under the short end's reach (a move costs 40 ns at 20 ns, the
+// whole 80 from 40 ns on): the rounds charge the move and the serving
+// time for the tasks' interval, and still go in one step each stretch.
+func BenchmarkCounterQueueShort(b *testing.B) {
+	sec := tree.Sec("runs", tree.Run(1_000_000, tree.Task("t", tree.U(30))))
+	benchSection(b, sec, 16, "dynamic:1", machine.Overheads{ChunkNs: 20, ChunkMigrateNs: 80, ChunkMigrateShortNs: 40, ChunkShortTaskNs: 20})
+}
+
 // BenchmarkSpawnFeed emulates a spawn of 10^6 identical tasks of 1 µs
 // on 2 threads whose spawner (100 ns a spawn) outruns the other core:
 // it queues its spawns ahead of the cores (spawnAhead), and the cores

@@ -658,14 +658,14 @@ func (s *state) lockstepPure() bool {
 	r := &tm.info.runs[tm.cur.run]
 	cs := s.fetchC
 	// Every fetch of the rounds follows another member's, from another
-	// core (checked below for the first).
-	chunkNs := s.fetchNs + s.fetchMigNs
+	// core (checked below for the first), work after the member's last
+	// fetch ended: each moves the line at fetchCosts' cost for that
+	// interval (the short end's, below its reach).
 	work := float64(cs) * r.work * s.burden
+	mig, serve := s.fetchCosts(s.fetchMigNs, work)
+	chunkNs := s.fetchNs + mig
 	period := chunkNs + work
-	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) || work < s.fetchShortEnd {
-		// (A member asks again work after its last fetch ended, or
-		// later: below the short end's reach a move costs less than
-		// the rounds charge; see fetchCosts.)
+	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) || !isInt(serve) {
 		return false
 	}
 	members, foreign, first, last := s.gather(func(g *gor, ev *event) (float64, uint64, bool) {
@@ -678,7 +678,6 @@ func (s *state) lockstepPure() bool {
 	// whose task was longer) waits as a foreign event. A round lasts
 	// the period, or k of the counter's serving times where the k
 	// members ask for it faster than it serves (see counterRounds).
-	serve := s.serveNs
 	round := max(period, float64(len(members))*serve)
 	members, foreign, last = s.within(members, foreign, first, round, false)
 	k := int64(len(members))
@@ -695,8 +694,8 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	for _, m := range members {
-		if m.t-m.g.fetchEnd < s.fetchShortEnd {
-			return false // its last chunk was shorter: fetchCosts
+		if m0, s0 := s.fetchCosts(s.fetchMigNs, m.t-m.g.fetchEnd); m0 != mig || s0 != serve {
+			return false // its last chunk was of another length
 		}
 	}
 	round, free, ok := counterRounds(members, last, period, serve, tm.counterFree)
