@@ -1,8 +1,10 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/parallel-prophet/prophet/internal/robust"
 	"github.com/parallel-prophet/prophet/machine"
@@ -48,7 +50,9 @@ func wakeFitsPerRun(n int) int {
 // middle value for an even count; the zero Overheads for none). Each
 // field is measured on its own, and a median of each keeps every
 // ordering that holds in every run (WakeP90Ns ≥ WakeP50Ns, NoiseP90Ns ≥
-// NoiseP50Ns).
+// NoiseP50Ns); the chunk move's short end (ChunkMigrateShortNs at
+// ChunkShortTaskNs), measured together, comes from one run, the one
+// whose short end is the median.
 func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 	var out machine.Overheads
 	if len(runs) == 0 {
@@ -65,6 +69,15 @@ func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 		}
 		*dst = robust.Quantile(0.5, xs)
 	}
+	// The chunk move's short end and its task length are a pair, the
+	// line's one point: both from the run whose short end is the median
+	// (a run without one, 0, counts as the lowest).
+	byShort := slices.Clone(runs)
+	slices.SortStableFunc(byShort, func(a, b machine.Overheads) int {
+		return cmp.Compare(a.ChunkMigrateShortNs, b.ChunkMigrateShortNs)
+	})
+	mid := byShort[(len(byShort)-1)/2]
+	out.ChunkMigrateShortNs, out.ChunkShortTaskNs = mid.ChunkMigrateShortNs, mid.ChunkShortTaskNs
 	return out
 }
 

@@ -36,6 +36,16 @@ func TestMedianOverheads(t *testing.T) {
 	if got := MedianOverheads([]machine.Overheads{a, b, c}); got != want {
 		t.Errorf("median of three:\n got %+v\nwant %+v", got, want)
 	}
+	// The short end as a pair from one run: the median short end
+	// (0 counts as the lowest) with its own task length.
+	shorts := []machine.Overheads{
+		{ChunkMigrateShortNs: 0, ChunkShortTaskNs: 0},
+		{ChunkMigrateShortNs: 50, ChunkShortTaskNs: 25},
+		{ChunkMigrateShortNs: 60, ChunkShortTaskNs: 16},
+	}
+	if got := MedianOverheads(shorts); got.ChunkMigrateShortNs != 50 || got.ChunkShortTaskNs != 25 {
+		t.Errorf("median of three short ends: %v at %v, want 50 at 25", got.ChunkMigrateShortNs, got.ChunkShortTaskNs)
+	}
 	if got := MedianOverheads([]machine.Overheads{b}); got != b {
 		t.Errorf("median of one: got %+v, want %+v", got, b)
 	}
