@@ -15,6 +15,11 @@ import (
 const (
 	chunkShortTaskNs = 25
 	chunkShortShare  = 0.8
+	// chunkShortIters is how many tasks each of measureChunkShort's
+	// loops runs: enough that the loop lasts several milliseconds, so
+	// that the second worker's late start (a wake-up, up to a tenth of
+	// a millisecond) weighs little against the fetches.
+	chunkShortIters = 400_000
 )
 
 // measureChunkShort returns ChunkMigrateShortNs and ChunkShortTaskNs:
@@ -22,27 +27,38 @@ const (
 // two workers' tasks compute chunkShortTaskNs each, measured as
 // measureChunkMigrate measures it beside longer tasks (a dynamic:1 loop
 // against the same loop as static blocks, per task and worker, the
-// median of chunkMigrateRounds rounds), and those tasks' own length (the
-// median of one worker's static loop of them, per task, one a round).
+// median of chunkMigrateRounds rounds of chunkShortIters tasks), and
+// those tasks' own length (the median of one worker's static loop of
+// them, per task, one a round).
 // The task is short enough that on a machine whose cores move lines
 // slowly the fetch costs well under the whole move. Where it costs no
-// less than chunkShortShare of migNs (ChunkMigrateNs), or migNs is 0, it
-// returns zeros: no short end.
+// less than chunkShortShare of migNs (ChunkMigrateNs), or migNs is 0, or
+// the line through the origin and the short end would reach migNs only
+// past the tasks migNs was measured beside, it returns zeros: no short
+// end.
 func measureChunkShort(ctx context.Context, chunkNs, migNs float64) (shortNs, taskNs float64, err error) {
 	const t = 2
 	task := func(int) int64 { return chunkShortTaskNs }
 	owns := make([]float64, 0, chunkMigrateRounds)
 	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
 		if s.Policy == par.Static {
-			owns = append(owns, workLoop(chunkMigrateIters, 1, s, task)/chunkMigrateIters)
+			owns = append(owns, workLoop(chunkShortIters, 1, s, task)/chunkShortIters)
 		}
-		return workLoop(chunkMigrateIters, t, s, task)
+		return workLoop(chunkShortIters, t, s, task)
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	shortNs, taskNs = d*t/chunkMigrateIters-chunkNs, robust.Median(owns)
+	shortNs, taskNs = d*t/chunkShortIters-chunkNs, robust.Median(owns)
 	if !(migNs > 0) || !(shortNs > 0) || !(taskNs > 0) || shortNs >= chunkShortShare*migNs {
+		return 0, 0, nil
+	}
+	// The line through the origin and the short end must reach the
+	// whole move by the tasks migNs was measured beside (their length
+	// in the same proportion to its request as the short tasks'): a
+	// short end that would reach it only later contradicts that
+	// measurement (the two met different modes of the machine).
+	if taskNs*migNs/shortNs > chunkMigrateTaskNs*taskNs/chunkShortTaskNs {
 		return 0, 0, nil
 	}
 	return shortNs, taskNs, nil
