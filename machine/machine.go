@@ -115,8 +115,10 @@ type Overheads struct {
 	// way, and the fetch costs less the more often the workers ask (see
 	// ChunkMigrateFor). Calibrate measures it as ChunkMigrateNs, beside
 	// tasks of ChunkShortTaskNs, and leaves both zero where the fetch
-	// costs about as much there as beside long tasks. Zero charges
-	// ChunkMigrateNs at every move.
+	// there is not clearly cheaper than beside long tasks (on machines
+	// whose cores move lines fast it can cost more: the counter's
+	// serving time, measured beside short tasks, charges that). Zero
+	// charges ChunkMigrateNs at every move.
 	ChunkMigrateShortNs float64 `json:"chunk_migrate_short_ns,omitempty"`
 	ChunkShortTaskNs    float64 `json:"chunk_short_task_ns,omitempty"`
 	// TaskCallNs is what a worksharing loop adds to each of its tasks by
