@@ -662,7 +662,10 @@ func (s *state) lockstepPure() bool {
 	// fetch ended: each moves the line at fetchCosts' cost for that
 	// interval (the short end's, below its reach).
 	work := float64(cs) * r.work * s.burden
-	mig, serve := s.fetchCosts(s.fetchMigNs, work)
+	mig, serve := s.fetchMigNs, s.serveNs
+	if work < s.fetchShortEnd {
+		mig, serve = s.fetchCosts(s.fetchMigNs, work)
+	}
 	chunkNs := s.fetchNs + mig
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) || !isInt(serve) {
@@ -693,9 +696,11 @@ func (s *state) lockstepPure() bool {
 	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
-	for _, m := range members {
-		if m0, s0 := s.fetchCosts(s.fetchMigNs, m.t-m.g.fetchEnd); m0 != mig || s0 != serve {
-			return false // its last chunk was of another length
+	if s.fetchShortEnd > 0 {
+		for _, m := range members {
+			if m0, s0 := s.fetchCosts(s.fetchMigNs, m.t-m.g.fetchEnd); m0 != mig || s0 != serve {
+				return false // its last chunk was of another length
+			}
 		}
 	}
 	round, free, ok := counterRounds(members, last, period, serve, tm.counterFree)

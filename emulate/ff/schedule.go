@@ -476,7 +476,10 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 			s.nChunk++
 			wait := max(tm.counterFree-g.clock, 0)
 			if migNs > 0 && tm.migrates(g.core) {
-				mig, serve := s.fetchCosts(migNs, g.clock-g.fetchEnd)
+				mig, serve := migNs, s.serveNs
+				if iv := g.clock - g.fetchEnd; iv < s.fetchShortEnd {
+					mig, serve = s.fetchCosts(migNs, iv)
+				}
 				costNs += mig
 				tm.counterFree = g.clock + wait + serve
 			}
