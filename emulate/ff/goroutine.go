@@ -110,9 +110,6 @@ type gor struct {
 	// ended (-Inf: none yet): a fetch that moves the counter's line
 	// costs less the sooner g asks again (fetchCosts).
 	fetchEnd float64
-	// flying: g's Lock found its lock free with the line elsewhere and
-	// waits on its core for the compare-and-swap to land (see flies).
-	flying bool
 	// waitStart is when g first asked for the lock it waits for (a
 	// retry keeps it): sync.Mutex starves after StarvationNs.
 	waitStart float64
@@ -131,6 +128,9 @@ type gor struct {
 	// waiter that parked after spinning, its thread asleep, pays
 	// LockHandoffNs instead, which covers its switch.
 	noSpin bool
+	// flying: g's Lock found its lock free with the line elsewhere and
+	// waits on its core for the compare-and-swap to land (see flies).
+	flying bool
 	// debt is the work g has left before its next event when it was
 	// made to yield its core (resDebt).
 	debt float64
