@@ -213,7 +213,7 @@ func handoffSpreadNote(o machine.Overheads) string {
 	return fmt.Sprintf(" (p90 %.0f ns)", o.LockHandoffP90Ns)
 }
 
-// chunkShortNote returns the chunk move's short end for Result.String
+// chunkShortNote returns the chunk move's short end for Result.Summary
 // ("" where it is not measured).
 func chunkShortNote(o machine.Overheads) string {
 	if o.ChunkShortEndNs() == 0 {

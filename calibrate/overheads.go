@@ -471,7 +471,7 @@ func LineMoveNs() float64 {
 // ov with them in place: LockMigrateNs (the median of three rounds),
 // ChunkMigrateNs (beyond ov.ChunkNs) with its short end
 // (ChunkMigrateShortNs, ChunkShortTaskNs) and ChunkServeNs, in about a
-// tenth of a second, and with spawn also the spawn costs (a spawned
+// fifth of a second, and with spawn also the spawn costs (a spawned
 // goroutine's descriptor, stack and queue move between cores;
 // MeasureSpawnCosts), in about a second.
 // validate measures them beside a sample's real runs where a machine
