@@ -662,10 +662,7 @@ func (s *state) lockstepPure() bool {
 	// fetch ended: each moves the line at fetchCosts' cost for that
 	// interval (the short end's, below its reach).
 	work := float64(cs) * r.work * s.burden
-	mig, serve := s.fetchMigNs, s.serveNs
-	if work < s.fetchShortEnd {
-		mig, serve = s.fetchCosts(s.fetchMigNs, work)
-	}
+	mig, serve := s.fetchCosts(s.fetchMigNs, work)
 	chunkNs := s.fetchNs + mig
 	period := chunkNs + work
 	if !r.pure || !isInt(chunkNs) || !isInt(work) || !isInt(period) || !(period > 0) || !isInt(serve) {

@@ -476,10 +476,7 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 			s.nChunk++
 			wait := max(tm.counterFree-g.clock, 0)
 			if migNs > 0 && tm.migrates(g.core) {
-				mig, serve := migNs, s.serveNs
-				if iv := g.clock - g.fetchEnd; iv < s.fetchShortEnd {
-					mig, serve = s.fetchCosts(migNs, iv)
-				}
+				mig, serve := s.fetchCosts(migNs, g.clock-g.fetchEnd)
 				costNs += mig
 				tm.counterFree = g.clock + wait + serve
 			}
@@ -496,11 +493,17 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 // beyond its own cost and the counter's serving time for it: migNs and
 // serveNs where the worker asks intervalNs after its last fetch ended or
 // later than the short end's reach (fetchShortEnd), the short end's line
-// below it (Overheads.ChunkMigrateFor), on the grid.
+// below it (Overheads.ChunkMigrateFor), on the grid. The common case,
+// no short end or a long interval, stays small enough to inline.
 func (s *state) fetchCosts(migNs, intervalNs float64) (mig, serve float64) {
-	if !(intervalNs < s.fetchShortEnd) {
+	if intervalNs >= s.fetchShortEnd {
 		return migNs, s.serveNs
 	}
+	return s.shortFetchCosts(migNs, intervalNs)
+}
+
+// shortFetchCosts is fetchCosts below the short end's reach.
+func (s *state) shortFetchCosts(migNs, intervalNs float64) (mig, serve float64) {
 	m, sv := s.ov.ChunkMigrateFor(intervalNs)
 	return min(onGrid(m), migNs), min(onGrid(sv), s.serveNs)
 }
