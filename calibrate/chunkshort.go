@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/parallel-prophet/prophet/internal/robust"
-	"github.com/parallel-prophet/prophet/par"
 )
 
 // Chunk migration beside short tasks: each task's spin, and how far
@@ -25,11 +24,9 @@ const (
 // measureChunkShort returns ChunkMigrateShortNs and ChunkShortTaskNs:
 // what a fetch that moves the counter's line costs beyond chunkNs when
 // two workers' tasks compute chunkShortTaskNs each, measured as
-// measureChunkMigrate measures it beside longer tasks (a dynamic:1 loop
-// against the same loop as static blocks, per task and worker, the
-// median of chunkMigrateRounds rounds of chunkShortIters tasks), and
-// those tasks' own length (the median of one worker's static loop of
-// them, per task, one a round).
+// measureChunkMigrate measures it beside longer tasks (fetchBeside, over
+// chunkShortIters tasks), and those tasks' own length (the median of
+// one worker's static loop of them, per task, one a round).
 // The task is short enough that on a machine whose cores move lines
 // slowly the fetch costs well under the whole move. Where it costs no
 // less than chunkShortShare of migNs (ChunkMigrateNs), or migNs is 0, or
@@ -37,19 +34,12 @@ const (
 // past the tasks migNs was measured beside, it returns zeros: no short
 // end.
 func measureChunkShort(ctx context.Context, chunkNs, migNs float64) (shortNs, taskNs float64, err error) {
-	const t = 2
-	task := func(int) int64 { return chunkShortTaskNs }
 	owns := make([]float64, 0, chunkMigrateRounds)
-	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
-		if s.Policy == par.Static {
-			owns = append(owns, workLoop(chunkShortIters, 1, s, task)/chunkShortIters)
-		}
-		return workLoop(chunkShortIters, t, s, task)
-	})
+	f, err := fetchBeside(ctx, chunkShortIters, chunkShortTaskNs, &owns)
 	if err != nil {
 		return 0, 0, err
 	}
-	shortNs, taskNs = d*t/chunkShortIters-chunkNs, robust.Median(owns)
+	shortNs, taskNs = f-chunkNs, robust.Median(owns)
 	if !(migNs > 0) || !(shortNs > 0) || !(taskNs > 0) || shortNs >= chunkShortShare*migNs {
 		return 0, 0, nil
 	}
@@ -58,7 +48,7 @@ func measureChunkShort(ctx context.Context, chunkNs, migNs float64) (shortNs, ta
 	// in the same proportion to its request as the short tasks'): a
 	// short end that would reach it only later contradicts that
 	// measurement (the two met different modes of the machine).
-	if taskNs*migNs/shortNs > chunkMigrateTaskNs*taskNs/chunkShortTaskNs {
+	if shortNs*chunkMigrateTaskNs < migNs*chunkShortTaskNs {
 		return 0, 0, nil
 	}
 	return shortNs, taskNs, nil

@@ -442,14 +442,29 @@ func measureChunkServe(ctx context.Context) (float64, error) {
 // (dynamicOverStatic). Two workers measure the move itself; more cores
 // asking at once also queue for the line, which this does not model.
 func measureChunkMigrate(ctx context.Context, chunkNs float64) (float64, error) {
-	const t = 2
-	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
-		return workLoop(chunkMigrateIters, t, s, func(int) int64 { return chunkMigrateTaskNs })
-	})
+	f, err := fetchBeside(ctx, chunkMigrateIters, chunkMigrateTaskNs, nil)
 	if err != nil {
 		return 0, err
 	}
-	return max(d*t/chunkMigrateIters-chunkNs, 0), nil
+	return max(f-chunkNs, 0), nil
+}
+
+// fetchBeside returns the median over chunkMigrateRounds rounds of
+// what a dynamic:1 loop of two workers over iters tasks computing task
+// ns each takes beyond the same loop as static blocks, per task and
+// worker: a whole fetch, chunkNs and the line's move included
+// (dynamicOverStatic). With owns, each round also appends the tasks'
+// own length, a static loop of one worker per task, to *owns.
+func fetchBeside(ctx context.Context, iters int, task int64, owns *[]float64) (float64, error) {
+	const t = 2
+	ns := func(int) int64 { return task }
+	d, err := dynamicOverStatic(ctx, chunkMigrateRounds, func(s par.Schedule) float64 {
+		if owns != nil && s.Policy == par.Static {
+			*owns = append(*owns, workLoop(iters, 1, s, ns)/float64(iters))
+		}
+		return workLoop(iters, t, s, ns)
+	})
+	return d * t / float64(iters), err
 }
 
 // LineMoveNs measures once, in a few milliseconds, what
