@@ -492,6 +492,20 @@ func (s *state) run(g *gor) (float64, bool) {
 				}
 			}
 			f.walked = false
+			if r := f.run; r != nil && r.flat && s.spans == nil && !s.stepwise && f.i == r.iL {
+				// The L of a flat task, from its run (see walkFlat).
+				if !s.at(g) {
+					return g.clock, true
+				}
+				f.i++
+				if !s.acquireHold(g, r.lockID, float64(r.lenL)*s.burden, nil, nil, f.sec) {
+					if g.resume == resRetry {
+						return g.clock, true
+					}
+					return 0, false
+				}
+				continue
+			}
 			if f.i >= int(f.node.n()) {
 				g.frames = g.frames[:top]
 				continue

@@ -24,6 +24,11 @@ type taskRun struct {
 	// oneL is true when the task is U nodes, one L node (Count 1), U
 	// nodes.
 	oneL bool
+	// flat is set on a oneL task of at most one U node before its L
+	// and one after, kids children in all: walkFlat runs it from the
+	// lengths above without reading its nodes.
+	flat bool
+	kids uint8
 	// pure is true when the task holds only U nodes: it interacts with
 	// nothing, so any number of its instances can be run in one step.
 	// (The small fields come last: a run takes 72 bytes, not 88.)
@@ -168,7 +173,7 @@ func (info *secInfo) advance(c *cursor, m int64) {
 // shapeOneL sets r.oneL and its lengths when r's task is U nodes, one L
 // node and U nodes, with sums small enough to stay exact.
 func (r *taskRun) shapeOneL(p *prog) {
-	r.oneL = false
+	r.oneL, r.flat = false, false
 	nL := 0
 	var pre, post, l int64
 	for i, x := range p.kids(r.node) {
@@ -201,5 +206,8 @@ func (r *taskRun) shapeOneL(p *prog) {
 	}
 	if nL == 1 && pre+post+l < maxExact {
 		r.oneL, r.preL, r.lenL, r.postL = true, pre, l, post
+		if n := len(p.kids(r.node)); r.iL <= 1 && n-r.iL <= 2 {
+			r.flat, r.kids = true, uint8(n)
+		}
 	}
 }

@@ -589,8 +589,14 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 // g either in flight (flies: g.resume is resRetry, and g yields on its
 // core until its compare-and-swap lands) or queued and blocked.
 func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
-	lk := s.lock(c.ref())
-	l := float64(c.len()) * s.burden
+	return s.acquireHold(g, c.ref(), float64(c.len())*s.burden, task, c, sec)
+}
+
+// acquireHold is acquire for a hold of l ns on lock id; task and c, L
+// node c of task, name the hold in a timeline (they may be nil without
+// one).
+func (s *state) acquireHold(g *gor, id int32, l float64, task, c, sec *cnode) bool {
+	lk := s.lock(id)
 	s.nLock++
 	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
 		// The Unlock at lk.evAt, at this very time, wakes its waiter

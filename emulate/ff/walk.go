@@ -13,6 +13,9 @@ import (
 // general loop must handle (an L whose lock is taken, a nested section, a
 // bad node).
 func (s *state) walk(g *gor, f *frame) step {
+	if r := f.run; r != nil && r.flat {
+		return s.walkFlat(g, f, r)
+	}
 	i0 := f.i
 	st := s.walkNodes(g, f)
 	s.step(int64(f.i-i0) + 1)
@@ -55,6 +58,43 @@ func (s *state) walkNodes(g *gor, f *frame) step {
 			return stBlock
 		}
 	}
+	return stCont
+}
+
+// walkFlat is walk for task frame f of flat run r: the same steps as walkNodes, with the lengths taken from r
+// instead of from the task's nodes, which a large recording keeps far
+// apart in memory. The sums are the nodes' own (each a single node's
+// length times its count, exact below maxExact), so the clocks come out
+// the same to the bit.
+func (s *state) walkFlat(g *gor, f *frame, r *taskRun) step {
+	i0 := f.i
+	if f.i <= r.iL {
+		lim := s.limit()
+		if f.i < r.iL {
+			g.clock += float64(r.preL) * s.burden
+			f.i = r.iL
+		}
+		if g.clock > s.now {
+			if g.clock >= lim {
+				s.step(int64(f.i-i0) + 1)
+				return stYield
+			}
+			s.now = g.clock
+		}
+		lk := s.lock(r.lockID)
+		if lk.waiters.len() > 0 || lk.releaseAt > s.now || s.flies(lk, g) {
+			s.step(int64(f.i-i0) + 1)
+			return stBlock
+		}
+		f.i++
+		s.nLock++
+		s.take(g, lk, float64(r.lenL)*s.burden, 0, "", nil)
+	}
+	if f.i < int(r.kids) {
+		g.clock += float64(r.postL) * s.burden
+		f.i++
+	}
+	s.step(int64(f.i-i0) + 1)
 	return stCont
 }
 
