@@ -429,6 +429,15 @@ func TestTreeShowsCountersAndBurdens(t *testing.T) {
 	if !strings.Contains(doc.Status, "memory model on") {
 		t.Errorf("status %q", doc.Status)
 	}
+	// A section the model leaves at β 1 gets one row, not a second
+	// pass that repeats the first.
+	sec.Counters.LLCMisses = 1e5
+	tree.WriteFile(prof, tr)
+	code, out, stderr = prophet("predict", prof, "--machine", mpath, "--memory", "on", "--threads", "8", "--schedule", "static", "--format", "json")
+	doc.Predictions = nil
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Predictions) != 1 || doc.Predictions[0].MemoryModel {
+		t.Errorf("predict --memory on with every β 1: status %d, stderr %q, err %v; want one row without the model, got %+v", code, stderr, err, doc.Predictions)
+	}
 	if code, _, stderr := prophet("predict", prof, "--memory", "on", "--machine", filepath.Join(dir, "c.ppt")); code != 1 {
 		t.Errorf("--memory on with a profile file as machine: status %d, stderr %q", code, stderr)
 	}

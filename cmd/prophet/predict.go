@@ -164,7 +164,7 @@ func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predict
 	out := &report.Predictions{Profile: profile, SerialNs: float64(tree.Work(t.Root)), Memory: status.String(),
 		MemorySource: status.Source, Betas: memmodel.Betas(t, pl.machine, pl.mode, pl.threads)}
 	passes := []func(*tree.Node, int) float64{nil}
-	if status.Burdened() {
+	if status.Burdened() && burdensChange(t, burden, pl.threads) {
 		passes = append(passes, burden)
 	}
 	if err := pl.checkBudget(t, pl.emulators, len(passes)*pl.rowsEach()); err != nil {
@@ -316,6 +316,22 @@ Examples:
 // maxTimelineSpans bounds a timeline (about 120 bytes of JSON each), so
 // that the file stays small enough to open in a browser.
 const maxTimelineSpans = 200_000
+
+// burdensChange reports whether burden gives a top-level section of t a
+// factor other than 1 at any of threads. Where it gives none (a memory
+// probe that found no slowdown on this machine), a burdened pass would
+// repeat the plain one row for row, at the cost of the whole sweep.
+func burdensChange(t *tree.Tree, burden func(*tree.Node, int) float64, threads []int) bool {
+	opt := emulate.Options{Burden: burden}
+	for _, s := range memmodel.TopSections(t) {
+		for _, th := range threads {
+			if opt.BurdenOf(s, th) != 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // writeTimeline writes the ff schedule of the first schedule at the largest
 // thread count of pl.
