@@ -197,39 +197,37 @@ func (s *state) release(lk *mutex) {
 
 // hasSpinner reports whether one of lk's waiters is spinning for it.
 func (s *state) hasSpinner(lk *mutex) bool {
-	found := false
-	s.spinnerSlots(lk, func(i int, w *gor, waited float64) bool {
-		found = s.spinning(w, waited)
-		return found
-	})
-	return found
+	for k, m := 0, s.spinnerSlots(lk); k < m; k++ {
+		w := *lk.waiters.at(s.spinnerSlot(lk, k))
+		if s.spinning(w, s.now-w.reqAt) {
+			return true
+		}
+	}
+	return false
 }
 
-// spinnerSlots calls f for the waiters of lk that may spin (each with
-// its index and how long ago it asked) until f returns true: every one
-// in a short queue, else the t at either end, since a spinner keeps its
-// core, so at most one per core spins, and it asked either last (the
-// back of the queue) or failed a check and was put back first (the
-// front).
-func (s *state) spinnerSlots(lk *mutex, f func(i int, w *gor, waited float64) bool) {
+// spinnerSlots returns how many of lk's waiters may spin, which
+// spinnerSlot numbers from 0: every one in a short queue, else the t at
+// either end, since a spinner keeps its core, so at most one per core
+// spins, and it asked either last (the back of the queue) or failed a
+// check and was put back first (the front). (Plain loops over these
+// slots rather than a callback: a release looks at them all, and with
+// a lock every task takes that is the emulation's busiest loop.)
+func (s *state) spinnerSlots(lk *mutex) int {
+	return min(lk.waiters.len(), 2*s.t)
+}
+
+// spinnerSlot returns the queue index of lk's k-th waiter that may spin
+// (k < spinnerSlots): the front and back ends in turn in a long queue.
+func (s *state) spinnerSlot(lk *mutex, k int) int {
 	n := lk.waiters.len()
-	call := func(i int) bool {
-		w := *lk.waiters.at(i)
-		return f(i, w, s.now-w.reqAt)
-	}
 	if n <= 2*s.t {
-		for i := 0; i < n; i++ {
-			if call(i) {
-				return
-			}
-		}
-		return
+		return k
 	}
-	for i := 0; i < s.t; i++ {
-		if call(i) || call(n-s.t+i) {
-			return
-		}
+	if k%2 == 1 {
+		return n - s.t + k/2
 	}
+	return k / 2
 }
 
 // firstChecker returns the index among lk's waiters of the spinning
@@ -239,15 +237,18 @@ func (s *state) spinnerSlots(lk *mutex, f func(i int, w *gor, waited float64) bo
 // in the queue (spinnerSlots says which places can hold a spinner).
 func (s *state) firstChecker(lk *mutex) int {
 	best, bestD := -1, math.Inf(1)
-	s.spinnerSlots(lk, func(i int, w *gor, waited float64) bool {
+	step := s.ov.SpinCheckNs()
+	for k, m := 0, s.spinnerSlots(lk); k < m; k++ {
+		i := s.spinnerSlot(lk, k)
+		w := *lk.waiters.at(i)
+		waited := s.now - w.reqAt
 		if !s.spinning(w, waited) {
-			return false
+			continue
 		}
-		if d := s.spinCheck(waited, w.landNs); d < bestD {
+		if d := spinCheckStep(step, waited, w.landNs); d < bestD {
 			best, bestD = i, d
 		}
-		return false
-	})
+	}
 	return best
 }
 
@@ -270,7 +271,11 @@ func (s *state) spinning(w *gor, waited float64) bool {
 // the way from the holder's core, sees the Unlock as it lands instead.
 // On the grid; 0 without a spin window.
 func (s *state) spinCheck(waited, land float64) float64 {
-	step := s.ov.SpinCheckNs()
+	return spinCheckStep(s.ov.SpinCheckNs(), waited, land)
+}
+
+// spinCheckStep is spinCheck with checks every step ns.
+func spinCheckStep(step, waited, land float64) float64 {
 	if !(step > 0) {
 		return 0
 	}
