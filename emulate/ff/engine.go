@@ -151,6 +151,9 @@ type state struct {
 	// let pass before lockstep looks again after it could not help.
 	steppers []stepper
 	lsCool   int
+	// pureTail is the run whose tail lockstepPure last found too short
+	// for two rounds of its members: it looks there no more.
+	pureTail runAt
 	// aheadUntil is when a spawner that queued its spawns ahead of the
 	// next event (spawnAhead) comes back.
 	aheadUntil float64

@@ -562,6 +562,19 @@ func (s *state) roundOrder(members []stepper, period, hold float64, lockID int32
 // sortSteppers sorts members by event time, then sequence: the order
 // the event loop takes them in.
 func sortSteppers(members []stepper) {
+	if len(members) <= 32 {
+		// By insertion, faster than a general sort for a team's
+		// worth of members.
+		for i := 1; i < len(members); i++ {
+			m := members[i]
+			j := i
+			for ; j > 0 && (m.t < members[j-1].t || m.t == members[j-1].t && m.seq < members[j-1].seq); j-- {
+				members[j] = members[j-1]
+			}
+			members[j] = m
+		}
+		return
+	}
 	slices.SortFunc(members, func(a, b stepper) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
@@ -626,6 +639,12 @@ func (s *state) resequence(members []stepper) {
 // event loop would (times on the grid, as in lockstep); which worker gets
 // which chunk does not matter, since the chunks are alike.
 
+// runAt names run run of team tm's section.
+type runAt struct {
+	tm  *team
+	run int
+}
+
 // pureShape reports whether g, whose event is at t, is a dynamic worker
 // about to take its next chunk, and returns its worker frame.
 func pureShape(g *gor, t float64) (*frame, bool) {
@@ -657,6 +676,12 @@ func (s *state) lockstepPure() bool {
 	}
 	r := &tm.info.runs[tm.cur.run]
 	cs := s.fetchC
+	if left := r.count - tm.cur.off; left < 4*cs || s.pureTail == (runAt{tm, tm.cur.run}) {
+		// Two rounds of two members need four chunks; and the run's
+		// tail, once too short for the members, stays so (the look at
+		// its members would only cost).
+		return false
+	}
 	// Every fetch of the rounds follows another member's, from another
 	// core (checked below for the first), work after the member's last
 	// fetch ended: each moves the line at fetchCosts' cost for that
@@ -687,6 +712,7 @@ func (s *state) lockstepPure() bool {
 	// Round 0 and at least one more must fit in what is left of the run.
 	nmax := (r.count - tm.cur.off) / (k * cs)
 	if nmax < 2 {
+		s.pureTail = runAt{tm, tm.cur.run}
 		return false
 	}
 	sortSteppers(members)
