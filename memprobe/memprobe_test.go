@@ -359,3 +359,19 @@ func TestProberLoweredProcs(t *testing.T) {
 		t.Errorf("runs %+v, note %q", raw.Runs, raw.Note)
 	}
 }
+
+func TestStarvedRefsNote(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+		want   string
+	}{
+		{1, 0.76, 0.76, "bandits starved while measuring the bandwidth curve (76% of a core each): those references are not used"},
+		{7, 0.404, 0.76, "bandits starved in 7 measurements of the bandwidth curve (40-76% of a core each): those references are not used"},
+		{2, 0.5, 0.501, "bandits starved in 2 measurements of the bandwidth curve (50% of a core each): those references are not used"},
+	} {
+		if got := starvedRefsNote(c.n, c.lo, c.hi); got != c.want {
+			t.Errorf("starvedRefsNote(%d, %v, %v) = %q, want %q", c.n, c.lo, c.hi, got, c.want)
+		}
+	}
+}

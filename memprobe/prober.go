@@ -177,16 +177,21 @@ type Prober struct {
 	configs []Config         // the configurations measured beside sections
 	raw     Raw
 	notes   []string
-	depth   int
-	seen    map[string]int // runs of each name so far
-	state   map[string]*nameState
-	lastNs  map[string]int64
-	cur     RunSample
-	t0      int64
-	unpin   func()
-	measure bool        // the current run is kept
-	blk     *blockRun   // the current first run's blocks; nil outside one
-	isReady func() bool // for tests: whether the bandits are ready (default: the gang's)
+	// refStarved counts the reference measurements whose bandits
+	// starved, with the lowest and highest share of a core they got
+	// (one note at Stop says it, not one for each).
+	refStarved                 int
+	refStarvedLo, refStarvedHi float64
+	depth                      int
+	seen                       map[string]int // runs of each name so far
+	state                      map[string]*nameState
+	lastNs                     map[string]int64
+	cur                        RunSample
+	t0                         int64
+	unpin                      func()
+	measure                    bool        // the current run is kept
+	blk                        *blockRun   // the current first run's blocks; nil outside one
+	isReady                    func() bool // for tests: whether the bandits are ready (default: the gang's)
 }
 
 // BanditCounts returns the numbers of bandits run beside sections on a
@@ -280,11 +285,29 @@ func (p *Prober) measureRefs(c Config, d time.Duration) {
 	}
 	for _, r := range refs {
 		if sh := r.Streamed.Share(); sh < MinBanditShare {
-			p.note(fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*sh))
+			if p.refStarved == 0 || sh < p.refStarvedLo {
+				p.refStarvedLo = sh
+			}
+			p.refStarvedHi = max(p.refStarvedHi, sh)
+			p.refStarved++
 			continue
 		}
 		p.raw.Refs = append(p.raw.Refs, r)
 	}
+}
+
+// starvedRefsNote says that the bandits of n reference measurements
+// starved, getting lo to hi of a core each, so that those references
+// were left out.
+func starvedRefsNote(n int, lo, hi float64) string {
+	if n == 1 {
+		return fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*lo)
+	}
+	share := fmt.Sprintf("%.0f%%", 100*lo)
+	if hi := fmt.Sprintf("%.0f%%", 100*hi); hi != share {
+		share = fmt.Sprintf("%.0f-%s", 100*lo, hi)
+	}
+	return fmt.Sprintf("bandits starved in %d measurements of the bandwidth curve (%s of a core each): those references are not used", n, share)
 }
 
 // otherCPUs returns the usable CPUs other than cpu.
@@ -471,6 +494,9 @@ func (p *Prober) Stop() Raw {
 		p.gang = nil
 	}
 	p.raw.Curve = PoolRefs(p.raw.Refs, p.opt.LineSize)
+	if p.refStarved > 0 {
+		p.note(starvedRefsNote(p.refStarved, p.refStarvedLo, p.refStarvedHi))
+	}
 	if len(p.notes) > 0 {
 		p.raw.Note = strings.Join(append(nonEmpty(p.raw.Note), p.notes...), "; ")
 	}
