@@ -148,6 +148,11 @@ func (s *state) lockstep() bool {
 		// the rounds take every move at its whole cost (fetchCosts).
 		return false
 	}
+	if dyn && (tm.next >= tm.info.n || !sameShape(&tm.info.runs[tm.cur.run], shape)) {
+		// The counter is past the run (checked before the look at
+		// the members, which costs more).
+		return false
+	}
 	// The members, the foreign events' earliest time, and how many
 	// rounds every member has tasks for.
 	members := s.steppers[:0]
@@ -180,13 +185,10 @@ func (s *state) lockstep() bool {
 		return false
 	}
 	if dyn {
-		if busy || tm.next >= tm.info.n {
+		if busy {
 			return false
 		}
 		r := &tm.info.runs[tm.cur.run]
-		if !sameShape(r, shape) {
-			return false
-		}
 		nmax = (r.count - tm.cur.off) / k
 	}
 	nmax = min(nmax, s.quietHolds(lr)/k)
@@ -488,10 +490,6 @@ func (s *state) lockstepSpawnPure() bool {
 	if k == 0 {
 		return false
 	}
-	// The loop takes ends at the same time in the order of their
-	// events, and queues each core's next one in that order: so every
-	// round keeps the order.
-	sortSteppers(members)
 	if last+float64(queued/k)*period >= maxExact {
 		return false
 	}
@@ -499,6 +497,10 @@ func (s *state) lockstepSpawnPure() bool {
 	if n < 1 || k == 1 && n < 2 || int64(tm.pending)-k*n < 1 {
 		return false
 	}
+	// The loop takes ends at the same time in the order of their
+	// events, and queues each core's next one in that order: so every
+	// round keeps the order.
+	sortSteppers(members)
 	// Core i ends goroutines at E_i + j·period, j < n, each time taking
 	// the next one; its last one, taken at E_i + (n−1)·period, ends a
 	// period later. Busy time runs from each core's goroutine's start
