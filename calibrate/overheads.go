@@ -20,9 +20,17 @@ import (
 
 // Trial counts of MeasureOverheads. Together they take a few seconds.
 const (
-	forkTrials    = 400
-	spawnTrials   = 7
-	spawnPerTrial = 3000
+	forkTrials = 400
+	// spawnTrials loops of spawnPerTrial goroutines each time the go
+	// statement (measureSpawn): loops long enough for the spawner's
+	// steady pace, which a program's loop of tens of thousands of
+	// goroutines keeps, rather than a few milliseconds that a passing
+	// stretch of the machine's other work sets.
+	spawnTrials   = 5
+	spawnPerTrial = 30000
+	// ownTaskTasks is how many tasks ownTaskNs runs one after the
+	// other to time their own length.
+	ownTaskTasks = 300
 	// spawnRunPerTrial is how many goroutines each of
 	// measureSpawnRun's loops spawns.
 	spawnRunPerTrial = 20000
@@ -861,15 +869,15 @@ func timeSpawnRuns(ctx context.Context, task int64) (walls, owns []float64, err 
 	return walls, owns, nil
 }
 
-// ownTaskNs times spawnPerTrial/10 computing tasks of task ns run one
+// ownTaskNs times ownTaskTasks computing tasks of task ns run one
 // after the other: the task's own length.
 func ownTaskNs(task int64) float64 {
 	var sink atomic.Int64
 	t0 := clock.Now()
-	for j := 0; j < spawnPerTrial/10; j++ {
+	for j := 0; j < ownTaskTasks; j++ {
 		computeTask(task, j, &sink)
 	}
-	return float64(clock.Now()-t0) / float64(spawnPerTrial/10)
+	return float64(clock.Now()-t0) / ownTaskTasks
 }
 
 // measureSpawnRun returns what running a spawned goroutine of a task
