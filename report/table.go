@@ -33,8 +33,9 @@ type Predictions struct {
 	Betas []memmodel.SectionBetas
 	// Notes are further one-sentence remarks (rows left out, ...).
 	Notes []string
-	// Results holds every prediction. When the memory model was applied,
-	// each row appears twice: without (MemoryModel false) and with it.
+	// Results holds every prediction. When the memory model was applied
+	// with a burden factor other than 1, each row appears twice: without
+	// (MemoryModel false) and with it.
 	Results []emulate.Result
 }
 

@@ -153,7 +153,8 @@ func (pl *plan) perTask() bool { return slices.ContainsFunc(pl.schedules, par.Sc
 func (pl *plan) rowsEach() int { return len(pl.threads) * len(pl.schedules) }
 
 // predictAll runs every prediction of pl on t. With the memory model
-// applied, it runs the grid twice, without and with burden factors.
+// applied and a burden factor other than 1 for some section, it runs the
+// grid twice, without and with the factors.
 func predictAll(e *env, t *tree.Tree, profile string, pl *plan) (*report.Predictions, error) {
 	gc := relaxGC()
 	defer gc.restore()
