@@ -152,7 +152,7 @@ type state struct {
 	steppers []stepper
 	lsCool   int
 	// pureTail is the run whose tail lockstepPure last found too short
-	// for two rounds of its members: it looks there no more.
+	// for two rounds of its members: it does not look there again.
 	pureTail runAt
 	// aheadUntil is when a spawner that queued its spawns ahead of the
 	// next event (spawnAhead) comes back.

@@ -680,8 +680,10 @@ func (s *state) lockstepPure() bool {
 	cs := s.fetchC
 	if left := r.count - tm.cur.off; left < 4*cs || s.pureTail == (runAt{tm, tm.cur.run}) {
 		// Two rounds of two members need four chunks; and the run's
-		// tail, once too short for the members, stays so (the look at
-		// its members would only cost).
+		// tail, once too short for the members, mostly stays so: the
+		// look at them is not taken again there (a round of fewer
+		// members that would fit later is left to the steps, exactly
+		// as it would come out of the rounds).
 		return false
 	}
 	// Every fetch of the rounds follows another member's, from another
