@@ -177,21 +177,22 @@ type Prober struct {
 	configs []Config         // the configurations measured beside sections
 	raw     Raw
 	notes   []string
+	depth   int
+	seen    map[string]int // runs of each name so far
+	state   map[string]*nameState
+	lastNs  map[string]int64
+	cur     RunSample
+	t0      int64
+	unpin   func()
+	measure bool        // the current run is kept
+	blk     *blockRun   // the current first run's blocks; nil outside one
+	isReady func() bool // for tests: whether the bandits are ready (default: the gang's)
+
 	// refStarved counts the reference measurements whose bandits
 	// starved, with the lowest and highest share of a core they got
 	// (one note at Stop says it, not one for each).
 	refStarved                 int
 	refStarvedLo, refStarvedHi float64
-	depth                      int
-	seen                       map[string]int // runs of each name so far
-	state                      map[string]*nameState
-	lastNs                     map[string]int64
-	cur                        RunSample
-	t0                         int64
-	unpin                      func()
-	measure                    bool        // the current run is kept
-	blk                        *blockRun   // the current first run's blocks; nil outside one
-	isReady                    func() bool // for tests: whether the bandits are ready (default: the gang's)
 }
 
 // BanditCounts returns the numbers of bandits run beside sections on a

@@ -61,11 +61,11 @@ func (s *state) walkNodes(g *gor, f *frame) step {
 	return stCont
 }
 
-// walkFlat is walk for task frame f of flat run r: the same steps as walkNodes, with the lengths taken from r
-// instead of from the task's nodes, which a large recording keeps far
-// apart in memory. The sums are the nodes' own (each a single node's
-// length times its count, exact below maxExact), so the clocks come out
-// the same to the bit.
+// walkFlat is walk for task frame f of flat run r: the same steps as
+// walkNodes, with the lengths taken from r instead of from the task's
+// nodes, which a large recording keeps far apart in memory. The sums are
+// the nodes' own (each a single node's length times its count, exact
+// below maxExact), so the clocks come out the same to the bit.
 func (s *state) walkFlat(g *gor, f *frame, r *taskRun) step {
 	i0 := f.i
 	if f.i <= r.iL {
