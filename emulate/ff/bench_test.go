@@ -251,6 +251,24 @@ func BenchmarkMixed(b *testing.B) {
 	}
 }
 
+// BenchmarkDense emulates a loop of 10^6 distinct tasks of 100 to 1,000
+// ns, U nodes only (a dense section: no two alike, so no run to take in
+// closed form), on 16 threads with machine.Default's overheads: the
+// irregular lock-free loop, where dynamic:1 and spawn take an event a
+// task.
+func BenchmarkDense(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tasks := make([]*tree.Node, 1_000_000)
+	for i := range tasks {
+		tasks[i] = tree.Task("t", tree.U(100+rng.Int64N(900)))
+	}
+	sec := tree.Sec("dense", tasks...)
+	ov := machine.Default().Overheads
+	for _, s := range []string{"static", "static:1", "dynamic:1", "guided:1", "spawn"} {
+		b.Run(s, func(b *testing.B) { benchSection(b, sec, 16, s, ov) })
+	}
+}
+
 // BenchmarkLocksSmall is BenchmarkLocks on 10^4 tasks (the tree stays in
 // cache).
 func BenchmarkLocksSmall(b *testing.B) {
