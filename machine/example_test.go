@@ -114,3 +114,12 @@ func ExampleOverheads_ChunkMigrateFor() {
 	// tasks of  40 ns: move 120 ns, served in 64 ns
 	// tasks of 200 ns: move 150 ns, served in 80 ns
 }
+
+func ExampleOverheads_ChunkCurve() {
+	o := machine.Overheads{ChunkMigrateNs: 150, ChunkServeNs: 80, ChunkMigrateShortNs: 75, ChunkShortTaskNs: 25}
+	c := o.ChunkCurve() // once, for many fetches
+	mig, serve := c.For(10)
+	fmt.Printf("short end reaches the whole move at %.0f ns; tasks of 10 ns: move %.0f ns, served in %.0f ns\n", c.EndNs(), mig, serve)
+	// Output:
+	// short end reaches the whole move at 50 ns; tasks of 10 ns: move 30 ns, served in 16 ns
+}

@@ -315,13 +315,40 @@ type Overheads struct {
 // proportion: workers of short tasks take several fetches per move of
 // the line, and hold it for less at each. Negative costs count as 0.
 func (o Overheads) ChunkMigrateFor(intervalNs float64) (migNs, serveNs float64) {
-	migNs, serveNs = max(o.ChunkMigrateNs, 0), o.ChunkServe()
-	if !(intervalNs < o.ChunkShortEndNs()) {
-		return migNs, serveNs
-	}
-	at := o.ChunkMigrateShortNs * max(intervalNs, 0) / o.ChunkShortTaskNs
-	return at, serveNs * at / migNs
+	return o.ChunkCurve().For(intervalNs)
 }
+
+// ChunkCurve is what a chunk fetch that moves the counter's cache line
+// costs as a function of how soon its worker asks again
+// (Overheads.ChunkMigrateFor), held as the few numbers behind it: an
+// emulator that charges a fetch at every step takes it out of the
+// profile once rather than going through the whole Overheads each time.
+type ChunkCurve struct {
+	migNs, serveNs, shortNs, taskNs, endNs float64
+}
+
+// ChunkCurve returns o's chunk fetch curve.
+func (o Overheads) ChunkCurve() ChunkCurve {
+	return ChunkCurve{
+		migNs: max(o.ChunkMigrateNs, 0), serveNs: o.ChunkServe(),
+		shortNs: o.ChunkMigrateShortNs, taskNs: o.ChunkShortTaskNs, endNs: o.ChunkShortEndNs(),
+	}
+}
+
+// For returns the move's cost and the counter's serving time for a
+// worker whose last fetch ended intervalNs before it asks (see
+// Overheads.ChunkMigrateFor).
+func (c ChunkCurve) For(intervalNs float64) (migNs, serveNs float64) {
+	if !(intervalNs < c.endNs) {
+		return c.migNs, c.serveNs
+	}
+	at := c.shortNs * max(intervalNs, 0) / c.taskNs
+	return at, c.serveNs * at / c.migNs
+}
+
+// EndNs returns the interval from which a fetch costs the whole move
+// (Overheads.ChunkShortEndNs; 0: no short end).
+func (c ChunkCurve) EndNs() float64 { return c.endNs }
 
 // ChunkShortEndNs returns the interval between a worker's fetches from
 // which a fetch that moves the counter's line costs the whole

@@ -57,11 +57,11 @@ type state struct {
 	// serveNs is how long the counter's line is taken by a fetch that
 	// moves it (Overheads.ChunkServe; 0 where fetches do not move it).
 	serveNs float64
-	// fetchShortEnd is the interval between a worker's fetches below
-	// which a fetch that moves the counter's line costs less than
-	// fetchMigNs (Overheads.ChunkShortEndNs; 0: none).
-	fetchShortEnd float64
-	burden        float64
+	// chunkCurve is what a fetch that moves the counter's line costs
+	// by how soon its worker asks again (Overheads.ChunkCurve; its
+	// EndNs, the short end's reach, 0 where fetches do not move it).
+	chunkCurve machine.ChunkCurve
+	burden     float64
 	// gridBurden is set when burden is a multiple of 1/gridScale (as
 	// Emulator rounds it): then a whole-nanosecond length times burden
 	// is on the grid, and the closed forms hold (see batch).
@@ -282,10 +282,10 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)
-	s.serveNs, s.fetchShortEnd = 0, 0
+	s.serveNs, s.chunkCurve = 0, machine.ChunkCurve{}
 	if s.fetchMigNs > 0 {
 		s.serveNs = onGrid(ov.ChunkServe())
-		s.fetchShortEnd = s.ov.ChunkShortEndNs()
+		s.chunkCurve = s.ov.ChunkCurve()
 	}
 	s.resetNoise(ov)
 }

@@ -143,7 +143,7 @@ func (s *state) lockstep() bool {
 	if !isInt(lockNs) || !isInt(chunkNs) || !isInt(period) || !(period > 0) {
 		return false
 	}
-	if dyn && period-chunkNs < s.fetchShortEnd {
+	if dyn && period-chunkNs < s.chunkCurve.EndNs() {
 		// A member asks again a task after its last fetch, or later:
 		// the rounds take every move at its whole cost (fetchCosts).
 		return false
@@ -723,7 +723,7 @@ func (s *state) lockstepPure() bool {
 	if s.fetchMigNs > 0 && !tm.migrates(members[0].g.core) {
 		return false
 	}
-	if s.fetchShortEnd > 0 {
+	if s.chunkCurve.EndNs() > 0 {
 		for _, m := range members {
 			if m0, s0 := s.fetchCosts(s.fetchMigNs, m.t-m.g.fetchEnd); m0 != mig || s0 != serve {
 				return false // its last chunk was of another length

@@ -492,11 +492,11 @@ func (s *state) fetch(g *gor, f *frame, n int64, charge bool, costNs, migNs floa
 // fetchCosts returns what a fetch that moves the counter's line costs
 // beyond its own cost and the counter's serving time for it: migNs and
 // serveNs where the worker asks intervalNs after its last fetch ended or
-// later than the short end's reach (fetchShortEnd), the short end's line
+// later than the short end's reach (chunkCurve), the short end's line
 // below it (Overheads.ChunkMigrateFor), on the grid. The common case,
 // no short end or a long interval, stays small enough to inline.
 func (s *state) fetchCosts(migNs, intervalNs float64) (mig, serve float64) {
-	if intervalNs >= s.fetchShortEnd {
+	if intervalNs >= s.chunkCurve.EndNs() {
 		return migNs, s.serveNs
 	}
 	return s.shortFetchCosts(migNs, intervalNs)
@@ -504,7 +504,7 @@ func (s *state) fetchCosts(migNs, intervalNs float64) (mig, serve float64) {
 
 // shortFetchCosts is fetchCosts below the short end's reach.
 func (s *state) shortFetchCosts(migNs, intervalNs float64) (mig, serve float64) {
-	m, sv := s.ov.ChunkMigrateFor(intervalNs)
+	m, sv := s.chunkCurve.For(intervalNs)
 	return min(onGrid(m), migNs), min(onGrid(sv), s.serveNs)
 }
 
