@@ -71,8 +71,12 @@ type state struct {
 	// within LockSpinNs of asking is still awake and takes it at its
 	// next check; past that, it had parked (partly, over the next
 	// LockSpinRampNs; see lockWake).
-	ov   machine.Overheads
-	wake float64 // wake-up latency of an idle core in this run
+	ov machine.Overheads
+	// spinStep is how often a spinning waiter checks its lock
+	// (Overheads.SpinCheckNs, taken out of ov once: a release looks at
+	// every spinning waiter's next check).
+	spinStep float64
+	wake     float64 // wake-up latency of an idle core in this run
 	// hoU is the position (a quantile, in (0, 1)) in the latency
 	// distribution of the run's next lock hand-off, hoSigma the σ of
 	// the log-normal hand-off latency distribution (the wake-up
@@ -279,6 +283,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		}
 		s.hoSigma = machine.LogNormal(h, h90).Sigma
 	}
+	s.spinStep = s.ov.SpinCheckNs()
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)

@@ -237,7 +237,6 @@ func (s *state) spinnerSlot(lk *mutex, k int) int {
 // in the queue (spinnerSlots says which places can hold a spinner).
 func (s *state) firstChecker(lk *mutex) int {
 	best, bestD := -1, math.Inf(1)
-	step := s.ov.SpinCheckNs()
 	for k, m := 0, s.spinnerSlots(lk); k < m; k++ {
 		i := s.spinnerSlot(lk, k)
 		w := *lk.waiters.at(i)
@@ -245,7 +244,7 @@ func (s *state) firstChecker(lk *mutex) int {
 		if !s.spinning(w, waited) {
 			continue
 		}
-		if d := spinCheckStep(step, waited, w.landNs); d < bestD {
+		if d := s.spinCheck(waited, w.landNs); d < bestD {
 			best, bestD = i, d
 		}
 	}
@@ -271,11 +270,7 @@ func (s *state) spinning(w *gor, waited float64) bool {
 // the way from the holder's core, sees the Unlock as it lands instead.
 // On the grid; 0 without a spin window.
 func (s *state) spinCheck(waited, land float64) float64 {
-	return spinCheckStep(s.ov.SpinCheckNs(), waited, land)
-}
-
-// spinCheckStep is spinCheck with checks every step ns.
-func spinCheckStep(step, waited, land float64) float64 {
+	step := s.spinStep
 	if !(step > 0) {
 		return 0
 	}
