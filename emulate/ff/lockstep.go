@@ -678,7 +678,8 @@ func (s *state) lockstepPure() bool {
 	}
 	r := &tm.info.runs[tm.cur.run]
 	cs := s.fetchC
-	if left := r.count - tm.cur.off; left < 4*cs || s.pureTail == (runAt{tm, tm.cur.run}) {
+	left := r.count - tm.cur.off
+	if left < 4*cs || s.pureTail == (runAt{tm, tm.cur.run}) {
 		// Two rounds of two members need four chunks; and the run's
 		// tail, once too short for the members, mostly stays so: the
 		// look at them is not taken again there (a round of fewer
@@ -714,7 +715,7 @@ func (s *state) lockstepPure() bool {
 		return false
 	}
 	// Round 0 and at least one more must fit in what is left of the run.
-	nmax := (r.count - tm.cur.off) / (k * cs)
+	nmax := left / (k * cs)
 	if nmax < 2 {
 		s.pureTail = runAt{tm, tm.cur.run}
 		return false
