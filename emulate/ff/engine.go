@@ -502,15 +502,8 @@ func (s *state) run(g *gor) (float64, bool) {
 			f.walked = false
 			if r := f.run; r != nil && r.flat && s.spans == nil && !s.stepwise && f.i == r.iL {
 				// The L of a flat task, from its run (see walkFlat).
-				if !s.at(g) {
-					return g.clock, true
-				}
-				f.i++
-				if !s.acquireHold(g, r.lockID, float64(r.lenL)*s.burden, nil, nil, f.sec) {
-					if g.resume == resRetry {
-						return g.clock, true
-					}
-					return 0, false
+				if t, again, ok := s.stepL(g, f, r.lockID, float64(r.lenL)*s.burden, 1, nil, nil); !ok {
+					return t, again
 				}
 				continue
 			}
@@ -534,20 +527,8 @@ func (s *state) run(g *gor) (float64, bool) {
 				f.i++
 				f.rep = 0
 			case tree.KindL:
-				if !s.at(g) {
-					return g.clock, true
-				}
-				f.rep++
-				if f.rep >= c.count() {
-					f.i++
-					f.rep = 0
-				}
-				if !s.acquire(g, c, f.node, f.sec) {
-					if g.resume == resRetry {
-						// In flight: g keeps its core.
-						return g.clock, true
-					}
-					return 0, false
+				if t, again, ok := s.stepL(g, f, c.ref(), float64(c.len())*s.burden, c.count(), f.node, c); !ok {
+					return t, again
 				}
 			case tree.KindSec:
 				f.rep++
@@ -575,6 +556,30 @@ func (s *state) run(g *gor) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// stepL runs, for g, the L at task frame f's position: a hold of l ns
+// on lock id, repeated count times (c, the L node of task f.node, names
+// it in a timeline; nil without one). It reports ok when g goes on;
+// else run returns t and again: g must wait for earlier events, or is
+// in flight for the lock's line (it keeps its core), or blocked.
+func (s *state) stepL(g *gor, f *frame, id int32, l float64, count int64, task, c *cnode) (t float64, again, ok bool) {
+	if !s.at(g) {
+		return g.clock, true, false
+	}
+	f.rep++
+	if f.rep >= count {
+		f.i++
+		f.rep = 0
+	}
+	if !s.acquire(g, id, l, task, c, f.sec) {
+		if g.resume == resRetry {
+			// In flight: g keeps its core.
+			return g.clock, true, false
+		}
+		return 0, false, false
+	}
+	return 0, false, true
 }
 
 // paysSetup reports whether the task of frame top of g runs its

@@ -583,19 +583,14 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 	}
 }
 
-// acquire runs L node c for g at the current time (g.clock == s.now):
-// at once when the lock is free and its line on g's core (or the lock
-// ideal, or its move free), and returns true; else it returns false,
-// g either in flight (flies: g.resume is resRetry, and g yields on its
-// core until its compare-and-swap lands) or queued and blocked.
-func (s *state) acquire(g *gor, c *cnode, task, sec *cnode) bool {
-	return s.acquireHold(g, c.ref(), float64(c.len())*s.burden, task, c, sec)
-}
-
-// acquireHold is acquire for a hold of l ns on lock id; task and c, L
-// node c of task, name the hold in a timeline (they may be nil without
-// one).
-func (s *state) acquireHold(g *gor, id int32, l float64, task, c, sec *cnode) bool {
+// acquire runs, for g at the current time (g.clock == s.now), a hold of
+// l ns (burdened) on lock id: at once when the lock is free and its line
+// on g's core (or the lock ideal, or its move free), and returns true;
+// else it returns false, g either in flight (flies: g.resume is
+// resRetry, and g yields on its core until its compare-and-swap lands)
+// or queued and blocked. task and c, the hold's L node c of task, name
+// it in a timeline (they may be nil without one).
+func (s *state) acquire(g *gor, id int32, l float64, task, c, sec *cnode) bool {
 	lk := s.lock(id)
 	s.nLock++
 	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
