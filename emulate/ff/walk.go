@@ -37,27 +37,38 @@ func (s *state) walkNodes(g *gor, f *frame) step {
 			f.i++
 			f.rep = 0
 		case tree.KindL:
-			if g.clock > s.now {
-				if g.clock >= lim {
-					return stYield
-				}
-				s.now = g.clock
-			}
-			lk := s.lock(c.ref())
-			if lk.waiters.len() > 0 || lk.releaseAt > s.now || s.flies(lk, g) {
-				return stBlock
+			if st := s.walkL(g, c.ref(), float64(c.len())*s.burden, lim); st != stCont {
+				return st
 			}
 			f.rep++
 			if f.rep >= c.count() {
 				f.i++
 				f.rep = 0
 			}
-			s.nLock++
-			s.take(g, lk, float64(c.len())*s.burden, 0, "", nil)
 		default:
 			return stBlock
 		}
 	}
+	return stCont
+}
+
+// walkL takes, for g, a hold of l ns on lock id as walk does: when the
+// lock is free, its line on g's core, and g's clock before lim (the
+// next pending event), it returns stCont; else stYield (g must wait
+// for earlier events) or stBlock (run's general loop takes the L).
+func (s *state) walkL(g *gor, id int32, l, lim float64) step {
+	if g.clock > s.now {
+		if g.clock >= lim {
+			return stYield
+		}
+		s.now = g.clock
+	}
+	lk := s.lock(id)
+	if lk.waiters.len() > 0 || lk.releaseAt > s.now || s.flies(lk, g) {
+		return stBlock
+	}
+	s.nLock++
+	s.take(g, lk, l, 0, "", nil)
 	return stCont
 }
 
@@ -74,21 +85,11 @@ func (s *state) walkFlat(g *gor, f *frame, r *taskRun) step {
 			g.clock += float64(r.preL) * s.burden
 			f.i = r.iL
 		}
-		if g.clock > s.now {
-			if g.clock >= lim {
-				s.step(int64(f.i-i0) + 1)
-				return stYield
-			}
-			s.now = g.clock
-		}
-		lk := s.lock(r.lockID)
-		if lk.waiters.len() > 0 || lk.releaseAt > s.now || s.flies(lk, g) {
+		if st := s.walkL(g, r.lockID, float64(r.lenL)*s.burden, lim); st != stCont {
 			s.step(int64(f.i-i0) + 1)
-			return stBlock
+			return st
 		}
 		f.i++
-		s.nLock++
-		s.take(g, lk, float64(r.lenL)*s.burden, 0, "", nil)
 	}
 	if f.i < int(r.kids) {
 		g.clock += float64(r.postL) * s.burden
