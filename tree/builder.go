@@ -143,6 +143,7 @@ type Builder struct {
 type leafKey struct {
 	kind  Kind
 	setup bool
+	index bool
 	lock  int
 	count int64
 	bin   int64
@@ -224,7 +225,7 @@ func (b *Builder) newNode(k Kind, name string) *Node {
 		n = b.free[k-1]
 		b.free = b.free[:k-1]
 		// release left Children empty and Counters, acc nil.
-		n.Nowait, n.Setup, n.Lock, n.Len, n.inst, n.sum, n.id = false, false, 0, 0, 0, 0, 0
+		n.Nowait, n.Setup, n.Indexed, n.Lock, n.Len, n.inst, n.sum, n.id = false, false, false, 0, 0, 0, 0, 0
 	} else {
 		n = &Node{}
 		b.allocated++
@@ -417,7 +418,12 @@ func (b *Builder) Setup(ns int64) {
 
 // L adds ns nanoseconds of computation holding lock id to the open task
 // (or section, or root: code that runs serially but takes a lock).
-func (b *Builder) L(id int, ns int64) {
+func (b *Builder) L(id int, ns int64) { b.lock(id, false, ns) }
+
+// IndexedL is L for an indexed critical section (see Node.Indexed).
+func (b *Builder) IndexedL(id int, ns int64) { b.lock(id, true, ns) }
+
+func (b *Builder) lock(id int, indexed bool, ns int64) {
 	if !b.usable() {
 		return
 	}
@@ -426,13 +432,14 @@ func (b *Builder) L(id int, ns int64) {
 	// the task, which the run's shape does not foresee: such tasks take
 	// the general path.
 	if b.pendLeaf(ns, func(k int, ch []*Node) bool {
-		return ch[k].Kind == KindL && ch[k].Lock == id && (k == 0 || ch[k-1].Kind != KindL || ch[k-1].Lock != id)
+		return ch[k].Kind == KindL && ch[k].Lock == id && ch[k].Indexed == indexed &&
+			(k == 0 || ch[k-1].Kind != KindL || ch[k-1].Lock != id)
 	}) {
 		return
 	}
 	p := b.top()
 	n := b.newNode(KindL, "")
-	n.Lock, n.Len, n.sum, n.inst = id, ns, ns, 1
+	n.Lock, n.Indexed, n.Len, n.sum, n.inst = id, indexed, ns, ns, 1
 	b.addChild(p, n)
 	b.closed(p)
 }
@@ -504,7 +511,7 @@ func (b *Builder) materialize() {
 		case c.Kind == KindU:
 			b.U(ns)
 		default:
-			b.L(c.Lock, ns)
+			b.lock(c.Lock, c.Indexed, ns)
 		}
 	}
 }
@@ -661,7 +668,7 @@ func (b *Builder) canMergeSlack(d, s *Node, slack float64) bool {
 	if d.id != 0 || s.id != 0 {
 		return false
 	}
-	if d.Kind != s.Kind || d.Lock != s.Lock || d.Nowait != s.Nowait || d.Setup != s.Setup ||
+	if d.Kind != s.Kind || d.Lock != s.Lock || d.Nowait != s.Nowait || d.Setup != s.Setup || d.Indexed != s.Indexed ||
 		d.Name != s.Name || (d.acc == nil) != (s.acc == nil) ||
 		d.Kind == KindRoot {
 		return false
@@ -750,7 +757,7 @@ func (b *Builder) bin(l int64) int64 {
 }
 
 func (b *Builder) sealLeaf(n *Node) *Node {
-	key := leafKey{kind: n.Kind, setup: n.Setup, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
+	key := leafKey{kind: n.Kind, setup: n.Setup, index: n.Indexed, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
 	home := key
 	for _, d := range [...]int64{0, -1, 1} {
 		key.bin = home.bin + d

@@ -35,9 +35,10 @@ const (
 	// Meta.PausedNs after Meta.CPU, version 3 Meta.Sites after them (a
 	// count, then region and site strings, sorted by region) and the
 	// flag of per-worker setup on U nodes (4), version 4 Meta.Probe
-	// after Meta.Sites (a presence byte, then the probe). Read reads
+	// after Meta.Sites (a presence byte, then the probe), version 5 the
+	// flag of an indexed critical section on L nodes (8). Read reads
 	// every version from 1.
-	FormatVersion = 4
+	FormatVersion = 5
 	headerSize    = 24
 	// maxFileDepth bounds the nesting a file may hold, so that no hostile
 	// file can exhaust the stack of the recursive walkers.
@@ -186,6 +187,7 @@ const (
 	flagNowait   = 1
 	flagCounters = 2
 	flagSetup    = 4
+	flagIndexed  = 8
 )
 
 // encode returns the payload of t (a valid tree).
@@ -252,6 +254,9 @@ func encode(t *Tree) []byte {
 		}
 		if n.Setup {
 			fl |= flagSetup
+		}
+		if n.Indexed {
+			fl |= flagIndexed
 		}
 		p = append(p, byte(n.Kind), fl)
 		p = binary.AppendUvarint(p, uint64(names[n.Name]))
@@ -420,13 +425,15 @@ func decode(payload []byte, version uint16) (*Tree, error) {
 			d.fail("node %d has unknown kind %d", i, k)
 			break
 		}
-		if fl&^(flagNowait|flagCounters|flagSetup) != 0 || (fl&flagSetup != 0 && (version < 3 || Kind(k) != KindU)) {
+		if fl&^(flagNowait|flagCounters|flagSetup|flagIndexed) != 0 || (fl&flagSetup != 0 && (version < 3 || Kind(k) != KindU)) ||
+			(fl&flagIndexed != 0 && (version < 5 || Kind(k) != KindL)) {
 			d.fail("node %d has unknown flags %#x", i, fl)
 			break
 		}
 		n.Kind = Kind(k)
 		n.Nowait = fl&flagNowait != 0
 		n.Setup = fl&flagSetup != 0
+		n.Indexed = fl&flagIndexed != 0
 		ni := d.uvarint("name index")
 		if d.err == nil && ni >= uint64(len(names)) {
 			d.fail("node %d names string %d of %d", i, ni, len(names))

@@ -15,7 +15,7 @@ import (
 // sample returns a small tree with every feature of the format: runs,
 // locks, nowait, counters, nested sections and a shared node.
 func sample() *Tree {
-	shared := Task("inner", U(40), L(2, 10))
+	shared := Task("inner", U(40), IndexedL(2, 10))
 	t := New(
 		U(1000),
 		Sec("outer",
@@ -146,7 +146,7 @@ func TestReadErrors(t *testing.T) {
 		{"text", []byte("hello, world, this is not a profile"), ErrNotProfile, "not a prophet profile (bad magic)"},
 		{"short header", good[:10], ErrTruncated, "truncated (want at least 24 bytes, have 10)"},
 		{"future version", withHeader(9, 0, uint64(len(payload)), sum, payload), ErrVersion,
-			"format version 9 is newer than this prophet reads (4)"},
+			"format version 9 is newer than this prophet reads (5)"},
 		{"version 0", withHeader(0, 0, uint64(len(payload)), sum, payload), ErrVersion, "format version 0"},
 		{"flags", withHeader(1, 4, uint64(len(payload)), sum, payload), ErrVersion, "unknown format flags"},
 		{"truncated payload", good[:len(good)-3], ErrTruncated, "truncated (want"},
@@ -448,5 +448,22 @@ func TestReadProbeCorrupt(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestIndexedFlagVersion checks that the flag of an indexed critical
+// section reads back from version 5 and is refused in an older version,
+// which has no such flag.
+func TestIndexedFlagVersion(t *testing.T) {
+	tr := New(Sec("s", Run(3, Task("t", U(40), IndexedL(1, 5)))))
+	data := encodeTreeF(tr)
+	got, err := Read(bytes.NewReader(data))
+	if err != nil || !got.Root.Children[0].Children[0].Children[1].Indexed {
+		t.Fatalf("read back %v, %v: want the L indexed", got, err)
+	}
+	old := append([]byte{}, data...)
+	binary.LittleEndian.PutUint16(old[8:], 4)
+	if _, err := Read(bytes.NewReader(old)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "unknown flags 0x8") {
+		t.Errorf("version 4 with the flag: %v, want unknown flags 0x8", err)
 	}
 }

@@ -72,6 +72,13 @@ type Node struct {
 	// once per worker that runs the section's tasks; the work and the
 	// span count it where the serial program ran it.
 	Setup bool
+	// Indexed is true for an L node whose critical section updates data
+	// the task picks by what it computed (annotate.LockIndexedBegin): a
+	// histogram's bin, a table slot by hash, rather than one fixed
+	// variable. Its address is known late, so where the lock comes from
+	// another core the data's cache line moves inside the hold, not
+	// beside the Lock (see the emulators).
+	Indexed bool
 	// Lock is the lock id of an L node.
 	Lock int
 	// Len is the net length in nanoseconds of one instance of a U or L
@@ -138,6 +145,12 @@ func Setup(ns int64) *Node { return &Node{Kind: KindU, Setup: true, Len: ns, Cou
 
 // L returns a hand-built L node holding lock id for ns nanoseconds.
 func L(id int, ns int64) *Node { return &Node{Kind: KindL, Lock: id, Len: ns, Count: 1} }
+
+// IndexedL returns a hand-built L node of an indexed critical section
+// (see Node.Indexed) holding lock id for ns nanoseconds.
+func IndexedL(id int, ns int64) *Node {
+	return &Node{Kind: KindL, Indexed: true, Lock: id, Len: ns, Count: 1}
+}
 
 // Task returns a hand-built Task node with the given children.
 func Task(name string, children ...*Node) *Node {

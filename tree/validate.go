@@ -98,7 +98,10 @@ func (v *validator) node(n, parent *Node) (*vstate, error) {
 		return nil, fmt.Errorf("%w: node %s: count %d is negative", ErrInvalid, v.where(), n.Count)
 	}
 	if n.Setup && n.Kind != KindU {
-		return nil, fmt.Errorf("%w: node %s: a %s node cannot be setup (only a U node is)", ErrInvalid, v.where(), n.Kind)
+		return nil, fmt.Errorf("%w: node %s: only a U node can be setup, not a node of kind %s", ErrInvalid, v.where(), n.Kind)
+	}
+	if n.Indexed && n.Kind != KindL {
+		return nil, fmt.Errorf("%w: node %s: only an L node can be indexed, not a node of kind %s", ErrInvalid, v.where(), n.Kind)
 	}
 	s := &vstate{}
 	v.state[n] = s

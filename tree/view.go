@@ -199,6 +199,9 @@ func describe(n *Node, s *summer) string {
 	}
 	if n.Kind == KindL {
 		fmt.Fprintf(&b, " lock %d", n.Lock)
+		if n.Indexed {
+			b.WriteString(" indexed")
+		}
 	}
 	if n.Setup {
 		b.WriteString(" setup (once per worker)")
@@ -284,6 +287,7 @@ type NodeView struct {
 	Lock     *int       `json:"lock,omitempty"`
 	Nowait   bool       `json:"nowait,omitempty"`
 	Setup    bool       `json:"setup,omitempty"`
+	Indexed  bool       `json:"indexed,omitempty"`
 	Counters *Counters  `json:"counters,omitempty"`
 	Children []NodeView `json:"children,omitempty"`
 }
@@ -300,7 +304,7 @@ func JSON(t *Tree) *View {
 	conv = func(n *Node) NodeView {
 		written++
 		v := NodeView{Kind: n.Kind.String(), Name: n.Name, Count: n.Reps(),
-			WorkNs: s.work(n), Nowait: n.Nowait, Setup: n.Setup, Counters: n.Counters}
+			WorkNs: s.work(n), Nowait: n.Nowait, Setup: n.Setup, Indexed: n.Indexed, Counters: n.Counters}
 		if n.Kind.IsLeaf() {
 			l := n.Len
 			v.LenNs = &l
