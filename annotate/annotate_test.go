@@ -52,8 +52,11 @@ func TestStartStopWrites(t *testing.T) {
 		t.Errorf("Record while recording = %v, want ErrRecording", err)
 	}
 	Loop("rows", 4, func(i int) {
-		if i%2 == 0 {
+		switch i {
+		case 0:
 			Lock(9, func() {})
+		case 2:
+			LockIndexed(9, func() {})
 		}
 	})
 	if err := Stop(); err != nil {
@@ -69,7 +72,7 @@ func TestStartStopWrites(t *testing.T) {
 	if tr.Meta.Clock == "" || tr.Meta.Recorded == "" || tr.Meta.EventCostNs <= 0 {
 		t.Errorf("profile meta incomplete: %+v", tr.Meta)
 	}
-	var tasks, locks int64
+	var tasks, locks, indexed int64
 	for _, c := range tr.Root.Children {
 		if c.Kind != tree.KindSec {
 			continue
@@ -85,12 +88,15 @@ func TestStartStopWrites(t *testing.T) {
 			for n := range task.Expanded() {
 				if n.Kind == tree.KindL && n.Lock == 9 {
 					locks++
+					if n.Indexed {
+						indexed++
+					}
 				}
 			}
 		}
 	}
-	if tasks != 4 || locks != 2 {
-		t.Errorf("profile has %d tasks and %d locks, want 4 and 2", tasks, locks)
+	if tasks != 4 || locks != 2 || indexed != 1 {
+		t.Errorf("profile has %d tasks and %d locks (%d indexed), want 4 and 2 (1)", tasks, locks, indexed)
 	}
 	if err := Stop(); err != nil {
 		t.Errorf("second Stop = %v, want nil", err)

@@ -16,6 +16,11 @@
 //	}
 //	annotate.SecEnd(false)
 //
+// A critical section that updates data the task picks by what it
+// computed, such as a histogram's bin, is marked with LockIndexedBegin
+// (or LockIndexed) instead of LockBegin, which marks one that updates a
+// fixed variable.
+//
 // Calls must nest: a section holds tasks; a task holds computation, locks
 // and nested sections; a lock holds computation only. Loop, Task and Lock
 // are Go-style helpers for the common shapes, and the closure forms Loop

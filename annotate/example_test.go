@@ -57,6 +57,21 @@ func ExampleRecord() {
 	// Output: 6 4
 }
 
+// LockIndexed marks a critical section that updates data the task picks,
+// such as a histogram's bin: predictions charge the move of that data's
+// cache line inside the critical section, where a parallel program pays
+// it.
+func ExampleLockIndexed() {
+	values := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	var bins [4]int
+	annotate.Loop("values", len(values), func(i int) {
+		b := values[i] % len(bins)
+		annotate.LockIndexed(1, func() { bins[b]++ })
+	})
+	fmt.Println(bins)
+	// Output: [1 4 2 1]
+}
+
 // Task annotates calls a parallel version would start with go
 // statements, recursive ones included; written this way, prophet race
 // can check them for data races as well as prophet predict can time

@@ -65,3 +65,16 @@ func Lock(id int, fn func()) {
 	fn()
 	LockEnd(id)
 }
+
+// LockIndexed annotates fn as an indexed critical section holding lock
+// id (see LockIndexedBegin): one that updates data the task picks, such
+// as a histogram's bin:
+//
+//	annotate.LockIndexed(1, func() { bins[b]++ })
+//
+// In race mode it holds a real mutex for id, as Lock does.
+func LockIndexed(id int, fn func()) {
+	LockIndexedBegin(id)
+	fn()
+	LockEnd(id)
+}

@@ -40,6 +40,8 @@ type Annotation struct {
 	Name  string
 	ID    int
 	Event int64
+	// Indexed is set for a Lock begun by LockIndexedBegin.
+	Indexed bool
 }
 
 // String names the annotation as the error messages do: `Sec "outer"`,

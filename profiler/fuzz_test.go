@@ -9,8 +9,9 @@ import (
 
 // FuzzEvents replays annotation event sequences read from the input
 // into a recording: each byte picks a call (SecBegin, SecEnd with or
-// without a barrier, TaskBegin, TaskEnd, LockBegin, LockEnd, SetupBegin,
-// SetupEnd, a stretch of computation), the next its name or lock id. Whatever the order,
+// without a barrier, TaskBegin, TaskEnd, LockBegin, LockEnd,
+// LockIndexedBegin, SetupBegin, SetupEnd, a stretch of computation), the
+// next its name or lock id. Whatever the order,
 // Stop returns a valid tree or an *AnnotationError, never a panic or a
 // tree that fails tree.Validate.
 func FuzzEvents(f *testing.F) {
@@ -40,6 +41,8 @@ func FuzzEvents(f *testing.F) {
 				p.LockBegin(arg % 4)
 			case 5:
 				p.LockEnd(arg % 4)
+			case 6:
+				p.LockIndexedBegin(arg % 4)
 			case 8:
 				p.SetupBegin()
 			case 9:

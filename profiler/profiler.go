@@ -101,6 +101,7 @@ const (
 	opStop
 	opSetupBegin
 	opSetupEnd
+	opLockIndexedBegin
 )
 
 // record is one buffered event: the clock interval [from, t) that it
@@ -567,6 +568,16 @@ func (p *Profiler) TopTaskEnds() int64 { return p.topEnds }
 func (p *Profiler) LockBegin(id int) {
 	if p.mine() {
 		p.put(opLockBegin, "", int64(id))
+	}
+}
+
+// LockIndexedBegin records acquiring lock id for an indexed critical
+// section (see tree.Node.Indexed); LockEnd ends it.
+//
+//go:noinline
+func (p *Profiler) LockIndexedBegin(id int) {
+	if p.mine() {
+		p.put(opLockIndexedBegin, "", int64(id))
 	}
 }
 

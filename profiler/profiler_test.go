@@ -74,6 +74,10 @@ func TestAnnotationErrors(t *testing.T) {
 			p.LockBegin(1)
 			p.LockBegin(2)
 		}, Misplaced, `LockBegin(2) at event 2 inside Lock 1 (opened at event 1): a lock holds computation only`},
+		{"LockIndexedBegin inside Lock", func(p *Profiler) {
+			p.LockIndexedBegin(1)
+			p.LockIndexedBegin(2)
+		}, Misplaced, `LockIndexedBegin(2) at event 2 inside Lock 1 (opened at event 1): a lock holds computation only`},
 		{"Task inside Lock", func(p *Profiler) {
 			p.SecBegin("s")
 			p.LockBegin(7)
@@ -149,8 +153,13 @@ func TestShape(t *testing.T) {
 	for i := range 3 {
 		p.TaskBegin("row")
 		busy(1000)
-		if i == 1 {
+		switch i {
+		case 1:
 			p.LockBegin(5)
+			busy(500)
+			p.LockEnd(5)
+		case 2:
+			p.LockIndexedBegin(5)
 			busy(500)
 			p.LockEnd(5)
 		}
@@ -180,7 +189,7 @@ func TestShape(t *testing.T) {
 	if len(secs) != 1 || secs[0].Name != "outer" || secs[0].Nowait {
 		t.Fatalf("top-level sections = %v, want one Sec \"outer\" with a barrier", secs)
 	}
-	var tasks, locks, inner int64
+	var tasks, locks, indexed, inner int64
 	var walk func(n *tree.Node, reps int64)
 	walk = func(n *tree.Node, reps int64) {
 		reps *= n.Reps()
@@ -194,6 +203,9 @@ func TestShape(t *testing.T) {
 				t.Errorf("L node with lock %d, want 5", n.Lock)
 			}
 			locks += reps
+			if n.Indexed {
+				indexed += reps
+			}
 		case tree.KindSec:
 			if n.Name == "inner" {
 				if !n.Nowait {
@@ -207,8 +219,8 @@ func TestShape(t *testing.T) {
 		}
 	}
 	walk(tr.Root, 1)
-	if tasks != 3 || locks != 1 || inner != 3 {
-		t.Errorf("got %d row tasks, %d L nodes, %d inner sections; want 3, 1, 3", tasks, locks, inner)
+	if tasks != 3 || locks != 2 || indexed != 1 || inner != 3 {
+		t.Errorf("got %d row tasks, %d L nodes (%d indexed), %d inner sections; want 3, 2 (1), 3", tasks, locks, indexed, inner)
 	}
 	if tr.Meta.Clock == "" || tr.Meta.Recorded == "" || tr.Meta.EventCostNs <= 0 {
 		t.Errorf("incomplete meta: %+v", tr.Meta)

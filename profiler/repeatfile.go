@@ -153,7 +153,7 @@ func ReadRepeat(rd io.Reader) (*Repeat, error) {
 		case r.runs >= 2:
 			ns2 = ns
 		}
-		if op(o) < opSecBegin || op(o) > opSetupEnd || math.IsNaN(ns) || (ns < 0 && r.raw) || math.IsInf(ns, 0) || math.IsNaN(ns2) || ns2 < ns {
+		if op(o) < opSecBegin || op(o) > opLockIndexedBegin || math.IsNaN(ns) || (ns < 0 && r.raw) || math.IsInf(ns, 0) || math.IsNaN(ns2) || ns2 < ns {
 			return nil, fmt.Errorf("reading pooled recordings: event %d out of range", i+1)
 		}
 		r.ev.add(repEvent{ns: ns, ns2: ns2, name: table[k], arg: arg, op: op(o)})

@@ -87,19 +87,29 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 		p.closeTask(raw)
 		p.b.EndTask()
 		p.stack = p.stack[:len(p.stack)-1]
-	case opLockBegin:
+	case opLockBegin, opLockIndexedBegin:
+		indexed := r.op == opLockIndexedBegin
 		if top.Kind == Lock || top.Kind == Setup {
-			p.misplaced(fmt.Sprintf("LockBegin(%d)", r.arg), ev, top, holdsOnly(top))
+			call := "LockBegin"
+			if indexed {
+				call = "LockIndexedBegin"
+			}
+			p.misplaced(fmt.Sprintf("%s(%d)", call, r.arg), ev, top, holdsOnly(top))
 			return
 		}
 		p.closeInterval(raw, top.Kind)
 		p.push(Lock, "", int(r.arg), ev)
+		p.stack[len(p.stack)-1].Indexed = indexed
 	case opLockEnd:
 		if top.Kind != Lock || top.ID != int(r.arg) {
 			p.mismatch(fmt.Sprintf("LockEnd(%d)", r.arg), ev, top)
 			return
 		}
-		p.b.L(top.ID, p.net(raw))
+		if top.Indexed {
+			p.b.IndexedL(top.ID, p.net(raw))
+		} else {
+			p.b.L(top.ID, p.net(raw))
+		}
 		p.stack = p.stack[:len(p.stack)-1]
 	case opSetupBegin:
 		switch top.Kind {
@@ -133,7 +143,7 @@ func (p *Profiler) push(k Kind, name string, id int, ev int64) {
 		p.stack = append(p.stack, Annotation{})
 	}
 	a := &p.stack[n]
-	a.Kind, a.Name, a.ID, a.Event = k, name, id, ev
+	a.Kind, a.Name, a.ID, a.Event, a.Indexed = k, name, id, ev, false
 }
 
 // closeTask closes a task's last interval (closeInterval) less the

@@ -180,9 +180,10 @@ func checkGoStmts(pass *analysis.Pass, ins *inspector.Inspector) {
 
 // open is an annotation Begin not yet ended.
 type open struct {
-	kind string // "Sec", "Task", "Lock"
-	id   string // the lock id's value or expression (Lock only)
-	pos  token.Pos
+	kind  string // "Sec", "Task", "Lock"
+	begin string // the Begin's name ("LockIndexedBegin"); "" for an End
+	id    string // the lock id's value or expression (Lock only)
+	pos   token.Pos
 }
 
 // state is what is open, and what deferred Ends will close at a
@@ -226,7 +227,15 @@ func (o open) String(fset *token.FileSet) string {
 	if o.kind == "Lock" {
 		id = o.id
 	}
-	return fmt.Sprintf("%sBegin(%s) of line %d", o.kind, id, fset.Position(o.pos).Line)
+	return fmt.Sprintf("%s(%s) of line %d", o.beginName(), id, fset.Position(o.pos).Line)
+}
+
+// beginName is the name of o's Begin.
+func (o open) beginName() string {
+	if o.begin != "" {
+		return o.begin
+	}
+	return o.kind + "Begin"
 }
 
 // checker checks the pairing in one function.
@@ -349,6 +358,8 @@ func (c *checker) call(call *ast.CallExpr, st *state, deferred bool) {
 	switch name {
 	case "SecBegin", "TaskBegin", "LockBegin", "SetupBegin":
 		kind, begin = strings.TrimSuffix(name, "Begin"), true
+	case "LockIndexedBegin":
+		kind, begin = "Lock", true
 	case "SecEnd", "TaskEnd", "LockEnd", "SetupEnd":
 		kind = strings.TrimSuffix(name, "End")
 	default:
@@ -359,6 +370,9 @@ func (c *checker) call(call *ast.CallExpr, st *state, deferred bool) {
 		id = c.value(call.Args[0])
 	}
 	o := open{kind: kind, id: id, pos: call.Pos()}
+	if begin {
+		o.begin = name
+	}
 	if deferred {
 		if begin {
 			c.report(call.Pos(), "annotate.%s deferred: a Begin runs when the function returns, after everything it should mark", name)
@@ -385,7 +399,7 @@ func (c *checker) end(o open, st *state, pos token.Pos) {
 	case top.kind != o.kind:
 		c.report(pos, "annotate.%sEnd while %s is the innermost annotation open: End the %s first", o.kind, top.String(c.pass.Fset), strings.ToLower(top.kind))
 	case o.kind == "Lock" && top.id != o.id && constantID(top.id) && constantID(o.id):
-		c.report(pos, "annotate.LockEnd(%s) closes LockBegin(%s) of line %d: the ids differ", o.id, top.id, c.pass.Fset.Position(top.pos).Line)
+		c.report(pos, "annotate.LockEnd(%s) closes %s(%s) of line %d: the ids differ", o.id, top.beginName(), top.id, c.pass.Fset.Position(top.pos).Line)
 	default:
 		st.stack = st.stack[:len(st.stack)-1]
 	}

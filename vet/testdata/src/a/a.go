@@ -65,6 +65,26 @@ func lockIDs() {
 	annotate.LockEnd(lockB) // want `annotate.LockEnd\(2\) closes LockBegin\(1\) of line \d+: the ids differ`
 }
 
+func indexedLockIDs() {
+	annotate.LockIndexedBegin(lockA)
+	annotate.LockEnd(lockB) // want `annotate.LockEnd\(2\) closes LockIndexedBegin\(1\) of line \d+: the ids differ`
+}
+
+func indexedLockOK(bins []int, b int) {
+	annotate.LockIndexedBegin(lockA)
+	bins[b]++
+	annotate.LockEnd(lockA)
+}
+
+func indexedLockOpen() {
+	annotate.SecBegin("s")
+	annotate.TaskBegin("t")
+	annotate.LockIndexedBegin(lockA)
+	annotate.TaskEnd() // want `annotate.TaskEnd while LockIndexedBegin\(1\) of line \d+ is the innermost annotation open`
+	annotate.LockEnd(lockA)
+	annotate.SecEnd(false)
+}
+
 func earlyReturn(xs []int) int {
 	annotate.SecBegin("s")
 	if len(xs) == 0 {

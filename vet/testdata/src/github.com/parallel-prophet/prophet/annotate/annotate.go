@@ -8,6 +8,8 @@ func TaskBegin(name string)         {}
 func TaskEnd()                      {}
 func LockBegin(id int)              {}
 func LockEnd(id int)                {}
+func LockIndexedBegin(id int)       {}
+func LockIndexed(id int, fn func()) { fn() }
 func Stop() error                   { return nil }
 func Task(name string, fn func())   { fn() }
 func Lock(id int, fn func())        { fn() }
