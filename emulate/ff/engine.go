@@ -243,7 +243,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	for i, lk := range lockList {
 		w := lk.waiters
 		clear(w.buf)
-		*lk = mutex{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}, lastCore: -1}
+		*lk = mutex{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}, lastCore: -1, indexed: p.indexed[i]}
 	}
 	infos, coreSince, coreSeq := s.infos, s.coreSince, s.coreSeq
 	if infos == nil {

@@ -53,6 +53,15 @@ func TestShortcutsExact(t *testing.T) {
 			tree.U(1800),
 			tree.Run(150, tree.Task("c", tree.U(700), tree.L(1, 40), tree.U(300))),
 			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
+		// The same with lock 1 indexed: its Locks from another core fly
+		// half a move, and the lockstep rounds leave it to the steps.
+		"indexedruns": tree.Sec("ir",
+			tree.Run(300, tree.Task("a", tree.U(1370), tree.IndexedL(1, 0))),
+			tree.Task("b", tree.U(2850), tree.L(1, 10), tree.U(20)),
+			tree.Run(200, tree.Task("a", tree.U(1370), tree.IndexedL(1, 0))),
+			tree.U(1800),
+			tree.Run(150, tree.Task("c", tree.U(700), tree.IndexedL(1, 40), tree.U(300))),
+			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
 		// Runs of identical tasks of U nodes only (static:C chunks and
 		// dynamic:C rounds in one step), runs of other lengths between.
 		"pureruns": tree.Sec("pr",

@@ -27,7 +27,8 @@ var fuzzSchedules = []par.Schedule{
 // treeFrom builds a valid program tree from data, read as a small
 // program: each byte picks the next node (computation, a lock, a task,
 // a run of tasks, a nested section or the end of the current list) and
-// the bytes after it its length, lock id or count. Nesting is at most
+// the bytes after it its length, lock id (and whether it is indexed) or
+// count. Nesting is at most
 // four sections deep.
 func treeFrom(data []byte) *tree.Tree {
 	r := bytes.NewReader(data)
@@ -49,7 +50,10 @@ func treeFrom(data []byte) *tree.Tree {
 			case op%8 < 4:
 				t.Children = append(t.Children, tree.U(length()))
 			case op%8 < 6:
-				t.Children = append(t.Children, tree.L(max(next(), 0)%5, length()))
+				id := max(next(), 0) % 10
+				l := tree.L(id%5, length())
+				l.Indexed = id >= 5
+				t.Children = append(t.Children, l)
 			case depth < 4:
 				t.Children = append(t.Children, section(depth+1))
 			}

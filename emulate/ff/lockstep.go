@@ -217,11 +217,12 @@ func (s *state) lockstep() bool {
 			return false
 		}
 	}
-	if !dyn && s.flies(s.lock(shape.lockID), members[0].g) {
-		// Each Lock is in flight for a move before it takes the lock,
-		// which stays free meanwhile (flies): the last one must land
-		// before every foreign event.
-		tail = s.ov.LockMigrateNs
+	if lk := s.lock(shape.lockID); !dyn && s.flies(lk, members[0].g) {
+		// Each Lock is in flight for a move (half of one for an
+		// indexed lock, which pays the rest in the hold) before it
+		// takes the lock, which stays free meanwhile (flies): the last
+		// one must land before every foreign event.
+		tail = s.flightNs(lk)
 	}
 	if last+float64(nmax)*period >= maxExact {
 		return false

@@ -40,6 +40,9 @@ type mutex struct {
 	// flightEnd is when the last compare-and-swap from another core
 	// lands (see acquire): the line serves one at a time.
 	flightEnd float64
+	// indexed is set for a lock whose critical sections are indexed
+	// (tree.Node.Indexed; see take).
+	indexed bool
 }
 
 // migrates reports whether taking lk on core now moves its cache line
@@ -583,6 +586,20 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 	}
 }
 
+// flightNs is how long a Lock of lk from another core is in flight, its
+// compare-and-swap waiting for the lock's line (see acquire): the move
+// LockMigrateNs, which brings the lock's line and, fetched beside it,
+// the line of the data the critical section writes. Where lk is indexed
+// (tree.Node.Indexed) the data's address is known only once the lock is
+// taken: half the move, the data's, comes inside the hold (take charges
+// what the flight did not).
+func (s *state) flightNs(lk *mutex) float64 {
+	if lk.indexed {
+		return s.ov.LockMigrateNs - onGrid(s.ov.LockMigrateNs/2)
+	}
+	return s.ov.LockMigrateNs
+}
+
 // acquire runs, for g at the current time (g.clock == s.now), a hold of
 // l ns (burdened) on lock id: at once when the lock is free and its line
 // on g's core (or the lock ideal, or its move free), and returns true;
@@ -614,7 +631,7 @@ func (s *state) acquire(g *gor, id int32, l float64, task, c, sec *cnode) bool {
 		// The line comes over once the compare-and-swaps in flight
 		// before this one have had it: one move after the later of now
 		// and the last one's landing.
-		land := max(s.now, lk.flightEnd) + onGrid(s.ov.LockMigrateNs)
+		land := max(s.now, lk.flightEnd) + onGrid(s.flightNs(lk))
 		g.landNs, lk.flightEnd = land-s.now, land
 	}
 	if s.spans != nil {

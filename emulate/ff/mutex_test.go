@@ -507,6 +507,37 @@ func TestLockLanding(t *testing.T) {
 	}
 }
 
+// TestIndexedLockLanding checks, worked out by hand as TestLockLanding,
+// the flight of a Lock of an indexed lock (tree.Node.Indexed): half the
+// move, the other half paid inside the hold. Checks every 700 ns, moves
+// of 300 ns.
+func TestIndexedLockLanding(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 300, LockHandoffNs: 3, LockCheckNs: 700, LockSpinNs: 2800}
+	for _, tc := range []struct {
+		name string
+		a, b *tree.Node
+		want float64
+	}{
+		// a holds 0-100; b asks at 50 and lands at 200 on the free
+		// lock, then holds it 200-450 (the other half of the move and
+		// its 100 ns), and ends at 2450, as with the whole flight.
+		{"unlocked in flight", tree.Task("a", tree.L(1, 100), tree.U(1000)),
+			tree.Task("b", tree.U(50), tree.IndexedL(1, 100), tree.U(2000)), 2450},
+		// a holds 0-100 and asks again at 250, on its own core; b asks
+		// at 120 and lands at 270, with a holding the lock 250-350. b
+		// spins, takes the lock at its first check, 820, paying the
+		// move: 1120-1220, and ends at 1720 (with the whole flight, b
+		// lands at 420 on the free lock and the section ends at 1350).
+		{"taken as it lands", tree.Task("a", tree.L(1, 100), tree.U(150), tree.L(1, 100), tree.U(1000)),
+			tree.Task("b", tree.U(120), tree.IndexedL(1, 100), tree.U(500)), 1720},
+	} {
+		r := emulateSec(t, tree.Sec("s", tc.a, tc.b), 2, "static", ov, 0)
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
+
 // TestAsleep checks the share of lock waiters counted asleep against
 // their wait, with a ramp after the spin window and without one (a
 // calibration that never saw half its waiters park fits none): 0 within

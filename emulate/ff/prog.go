@@ -75,6 +75,10 @@ type prog struct {
 	src []*tree.Node
 	// lockIDs maps the dense lock indices to the program's lock ids.
 	lockIDs []int
+	// indexed is set, by dense lock index, for a lock some of whose
+	// critical sections in the section are indexed (tree.Node.Indexed):
+	// the engine charges every hold of that lock as indexed.
+	indexed []bool
 
 	// infoMu guards infos, the section infos (buildInfo) of the
 	// prog's sections that are not dense, each built on its first use
@@ -238,6 +242,9 @@ func (c *compiler) place(n *tree.Node, at int) error {
 					return err
 				}
 				k.meta |= uint32(i) << metaRef
+				if ch.Indexed {
+					c.p.indexed[i] = true
+				}
 			}
 			c.put(pos, k, ch.Reps())
 		}
@@ -332,6 +339,7 @@ func (c *compiler) lock(id int) (int32, error) {
 	i := int32(len(c.p.lockIDs))
 	c.locks[id] = i
 	c.p.lockIDs = append(c.p.lockIDs, id)
+	c.p.indexed = append(c.p.indexed, false)
 	return i, nil
 }
 
