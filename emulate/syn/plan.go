@@ -24,27 +24,34 @@ const (
 
 type item struct {
 	kind itemKind
-	ns   int64 // burdened length (for U: of the whole run)
-	reps int64
-	lk   *guarded
-	sec  *secPlan
+	// indexed is set for an L item of an indexed critical section
+	// (see guarded).
+	indexed bool
+	ns      int64 // burdened length (for U: of the whole run)
+	reps    int64
+	lk      *guarded
+	sec     *secPlan
 }
 
 // guarded is a replayed lock and the data it guards: a critical section
 // writes the data its lock guards, so where the lock moves between cores
 // the data's line moves with it, as in the program and as calibrate
-// measures LockMigrateNs. The data's line is in another pair of lines
-// than the lock's (a core fetches a line's 128-byte pair together), and
-// the hold finds the data through slot, on the lock's line: the data's
-// address is known only once the Lock has taken that line, so its move
-// is paid inside the hold, as where a program's critical section indexes
-// its data with what the task computed (a histogram's bin), rather than
-// fetched beside the Lock.
+// measures LockMigrateNs. The data's lines are in other pairs of lines
+// than the lock's (a core fetches a line's 128-byte pair together). A
+// plain hold writes data[0], whose address is known before the Lock, so
+// that a core fetches its line beside the lock's, as where a program's
+// critical section adds to a fixed variable. An indexed hold
+// (tree.Node.Indexed) writes one of eight lines that a counter on the
+// lock's line picks, scrambled: its address is known only once the Lock
+// has taken that line, so the data's move is paid inside the hold, and
+// only where the line was last written on another core, as where a
+// program's critical section indexes its data with what the task
+// computed (a histogram's bin).
 type guarded struct {
 	mu   sync.Mutex
-	slot int64 // always 0
+	slot uint64 // holds so far (indexed ones)
 	_    [192 - 16]byte
-	data [8]int64
+	data [8 * 8]int64 // eight lines
 	_    [128]byte
 }
 
@@ -270,7 +277,7 @@ func (c *compiler) task(n *tree.Node, depth int) (*taskPlan, error) {
 				lk = &guarded{}
 				c.locks[ch.Lock] = lk
 			}
-			tp.items = append(tp.items, item{kind: itemL, ns: ns, reps: ch.Reps(), lk: lk})
+			tp.items = append(tp.items, item{kind: itemL, indexed: ch.Indexed, ns: ns, reps: ch.Reps(), lk: lk})
 		case tree.KindSec:
 			sp, err := c.sec(ch, depth+1)
 			if err != nil {

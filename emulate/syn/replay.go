@@ -282,7 +282,14 @@ func (r *replayer) task(tp *taskPlan, a *acct, i int) {
 				if hold >= 1 {
 					spin.For(hold)
 				}
-				it.lk.data[it.lk.slot&7]++
+				if it.indexed {
+					// Line k·φ's top three bits of eight (see guarded).
+					k := it.lk.slot
+					it.lk.slot = k + 1
+					it.lk.data[(k*0x9e3779b97f4a7c15>>61)*8]++
+				} else {
+					it.lk.data[0]++
+				}
 				it.lk.mu.Unlock()
 				if hold >= 1 {
 					a.walk += d

@@ -150,6 +150,42 @@ func TestCompileBurdenAndSharing(t *testing.T) {
 	}
 }
 
+// TestReplayIndexedHolds checks that a plain hold and an indexed one of
+// the same lock share its mutex but not their data: the plain ones write
+// the first line, and the indexed ones, counted on the lock's line,
+// spread over all eight.
+func TestReplayIndexedHolds(t *testing.T) {
+	sec := tree.Sec("s", tree.Run(64, tree.Task("t", tree.U(1), tree.L(3, 1), tree.IndexedL(3, 1))))
+	sp, err := compile(sec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, indexed := sp.task(0).items[1], sp.task(0).items[2]
+	if plain.indexed || !indexed.indexed || plain.lk != indexed.lk {
+		t.Fatalf("items %+v and %+v: want a plain and an indexed hold of one lock", plain, indexed)
+	}
+	var a acct
+	(&replayer{sched: par.Schedule{Policy: par.Static}, threads: 1, walk: costs{machine.Walk{}, 1}}).sec(sp, &a)
+	lk := plain.lk
+	if lk.slot != 64 {
+		t.Errorf("%d indexed holds counted, want 64", lk.slot)
+	}
+	var sum int64
+	for line := range 8 {
+		n := lk.data[line*8]
+		if line == 0 {
+			n -= 64 // the plain holds'
+		}
+		if n == 0 {
+			t.Errorf("no indexed hold wrote line %d", line)
+		}
+		sum += n
+	}
+	if sum != 64 {
+		t.Errorf("the indexed holds wrote %d times, want 64", sum)
+	}
+}
+
 // TestReplayVisitsEveryNode checks, with unit walk costs at one thread
 // (where every visit lands on the one worker), that a replay visits
 // exactly the nodes and calls counts predicts, for every schedule. The
