@@ -36,9 +36,9 @@ type Access struct {
 	Site Frame `json:"site"`
 	// Map is set when the access is a map operation.
 	Map bool `json:"map,omitempty"`
-	// InLock is set when the access was made inside annotate.Lock (an
-	// access between LockBegin and LockEnd shows no frame of its own,
-	// and cannot be told).
+	// InLock is set when the access was made inside annotate.Lock or
+	// annotate.LockIndexed (an access between LockBegin and LockEnd
+	// shows no frame of its own, and cannot be told).
 	InLock bool `json:"in_lock,omitempty"`
 	// Created is the program's own frame of the stack that created the
 	// goroutine that made the access (its call of annotate.Task or
@@ -146,11 +146,11 @@ func funcName(line string) string {
 
 // site returns the program's own frame of stack (see Access.Site),
 // whether the access was a map operation, and whether it was made
-// inside annotate.Lock.
+// inside annotate.Lock or annotate.LockIndexed.
 func site(stack []Frame) (s Frame, isMap, inLock bool) {
 	found := false
 	for _, f := range stack {
-		if f.Func == AnnotatePkg+".Lock" {
+		if f.Func == AnnotatePkg+".Lock" || f.Func == AnnotatePkg+".LockIndexed" {
 			inLock = true
 		}
 		if found {

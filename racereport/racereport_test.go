@@ -162,6 +162,22 @@ func TestWriteTextAndJSON(t *testing.T) {
 	}
 }
 
+// TestSiteInLock checks that an access inside either closure form of a
+// critical section counts as inside a lock, and one beside it does not.
+func TestSiteInLock(t *testing.T) {
+	prog := Frame{Func: "main.main.func1", File: "/p/main.go", Line: 9}
+	for _, tc := range []struct {
+		via  string
+		want bool
+	}{{"Lock", true}, {"LockIndexed", true}, {"Task", false}} {
+		stack := []Frame{prog, {Func: AnnotatePkg + "." + tc.via}, {Func: "main.main"}}
+		s, _, in := site(stack)
+		if s != prog || in != tc.want {
+			t.Errorf("via annotate.%s: site %v, in a lock %v; want %v, %v", tc.via, s, in, prog, tc.want)
+		}
+	}
+}
+
 func TestAnnotatePkg(t *testing.T) {
 	got := runtime.FuncForPC(reflect.ValueOf(annotate.Stop).Pointer()).Name()
 	if got != AnnotatePkg+".Stop" {
