@@ -52,11 +52,12 @@ func (k *histogram) Schedule() par.Schedule { return par.Schedule{Policy: par.St
 func (k *histogram) Reset() { clear(k.bins[:]) }
 
 // Serial runs the annotated serial version: one task per element, the
-// increment under lock 1.
+// increment under lock 1, an indexed critical section: the bin it
+// writes is the task's hash.
 func (k *histogram) Serial() {
 	annotate.Loop("histogram", k.n, func(i int) {
 		b := hashBin(i)
-		annotate.Lock(1, func() { k.bins[b]++ })
+		annotate.LockIndexed(1, func() { k.bins[b]++ })
 	})
 }
 
