@@ -34,6 +34,19 @@ func luSections(t testing.TB, step int) []*tree.Node {
 	return secs
 }
 
+// lockRuns returns a section of runs of identical U-L-U tasks on lock 1,
+// LU-like, with a different task now and then, l making the runs' holds
+// of lock 1.
+func lockRuns(l func(id int, ns int64) *tree.Node) *tree.Node {
+	return tree.Sec("lr",
+		tree.Run(300, tree.Task("a", tree.U(1370), l(1, 0))),
+		tree.Task("b", tree.U(2850), tree.L(1, 10), tree.U(20)),
+		tree.Run(200, tree.Task("a", tree.U(1370), l(1, 0))),
+		tree.U(1800),
+		tree.Run(150, tree.Task("c", tree.U(700), l(1, 40), tree.U(300))),
+		tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5))))
+}
+
 // TestShortcutsExact checks that the engine's shortcuts (walking tasks
 // without the heap, closed-form batches of identical tasks, lockstep
 // rounds, inert wake-up samples) give exactly, bit for bit, what the
@@ -46,22 +59,11 @@ func TestShortcutsExact(t *testing.T) {
 		"quicksort": tree.Sec("top", tree.Task("root", tree.U(100), quicksort(rng, 20000))),
 		// Runs of identical U-L-U tasks on one lock, LU-like, with a
 		// different task now and then.
-		"lockruns": tree.Sec("lr",
-			tree.Run(300, tree.Task("a", tree.U(1370), tree.L(1, 0))),
-			tree.Task("b", tree.U(2850), tree.L(1, 10), tree.U(20)),
-			tree.Run(200, tree.Task("a", tree.U(1370), tree.L(1, 0))),
-			tree.U(1800),
-			tree.Run(150, tree.Task("c", tree.U(700), tree.L(1, 40), tree.U(300))),
-			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
-		// The same with lock 1 indexed: its Locks from another core fly
-		// half a move, and the lockstep rounds leave it to the steps.
-		"indexedruns": tree.Sec("ir",
-			tree.Run(300, tree.Task("a", tree.U(1370), tree.IndexedL(1, 0))),
-			tree.Task("b", tree.U(2850), tree.L(1, 10), tree.U(20)),
-			tree.Run(200, tree.Task("a", tree.U(1370), tree.IndexedL(1, 0))),
-			tree.U(1800),
-			tree.Run(150, tree.Task("c", tree.U(700), tree.IndexedL(1, 40), tree.U(300))),
-			tree.Run(90, tree.Task("d", tree.U(500), tree.L(2, 5), tree.U(5)))),
+		"lockruns": lockRuns(tree.L),
+		// The same with lock 1 indexed but in task b: its Locks from
+		// another core fly half a move, and the lockstep rounds take
+		// that.
+		"indexedruns": lockRuns(tree.IndexedL),
 		// Runs of identical tasks of U nodes only (static:C chunks and
 		// dynamic:C rounds in one step), runs of other lengths between.
 		"pureruns": tree.Sec("pr",

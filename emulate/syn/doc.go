@@ -12,7 +12,9 @@
 //     t workers (or one goroutine per task for spawn);
 //   - U nodes are spin delays (internal/spin) of length × β_t that touch
 //     no memory; L nodes are the same inside a real sync.Mutex, one per
-//     lock id;
+//     lock id, each hold then writing the data its lock guards: a fixed
+//     line, or for an indexed critical section (tree.Node.Indexed) one
+//     of eight lines picked once the lock is held;
 //   - a nested section is replayed by recursion with the same schedule
 //     and thread count, forming its own team as par.For does;
 //   - U children of a section that come before its first task are run by
