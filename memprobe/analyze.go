@@ -46,6 +46,7 @@ func Analyze(raws ...Raw) *tree.MemoryProbe {
 	}
 	var refs []RefSample
 	var notes []string
+	var starvedRefs StarvedRefs // pooled over the runs: one note says it
 	for i, raw := range raws {
 		if i == 0 || raw.Cores < out.Cores {
 			out.Cores = raw.Cores
@@ -56,6 +57,12 @@ func Analyze(raws ...Raw) *tree.MemoryProbe {
 				notes = append(notes, n)
 			}
 		}
+		if raw.Starved != nil {
+			starvedRefs.add(*raw.Starved)
+		}
+	}
+	if starvedRefs.N > 0 {
+		notes = append(notes, starvedRefs.note())
 	}
 	out.Curve = PoolRefs(refs, line)
 	if len(out.Curve) == 0 && len(raws) == 1 {

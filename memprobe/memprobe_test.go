@@ -360,6 +360,8 @@ func TestProberLoweredProcs(t *testing.T) {
 	}
 }
 
+// TestStarvedRefsNote checks the note on starved reference measurements,
+// one for all the runs Analyze pools.
 func TestStarvedRefsNote(t *testing.T) {
 	for _, c := range []struct {
 		n      int
@@ -370,8 +372,19 @@ func TestStarvedRefsNote(t *testing.T) {
 		{7, 0.404, 0.76, "bandits starved in 7 measurements of the bandwidth curve (40-76% of a core each): those references are not used"},
 		{2, 0.5, 0.501, "bandits starved in 2 measurements of the bandwidth curve (50% of a core each): those references are not used"},
 	} {
-		if got := starvedRefsNote(c.n, c.lo, c.hi); got != c.want {
-			t.Errorf("starvedRefsNote(%d, %v, %v) = %q, want %q", c.n, c.lo, c.hi, got, c.want)
+		if got := (StarvedRefs{N: c.n, Lo: c.lo, Hi: c.hi}).note(); got != c.want {
+			t.Errorf("StarvedRefs{%d, %v, %v}.note() = %q, want %q", c.n, c.lo, c.hi, got, c.want)
 		}
+	}
+	// Analyze pools the counts of several runs into one note, beside
+	// the runs' other notes.
+	raws := []Raw{
+		{Note: "other", Starved: &StarvedRefs{N: 2, Lo: 0.7, Hi: 0.79}},
+		{Starved: &StarvedRefs{N: 1, Lo: 0.65, Hi: 0.65}},
+		{Note: "other"},
+	}
+	want := "other; bandits starved in 3 measurements of the bandwidth curve (65-79% of a core each): those references are not used"
+	if got := Analyze(raws...).Note; got != want {
+		t.Errorf("pooled note %q, want %q", got, want)
 	}
 }

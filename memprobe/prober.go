@@ -155,6 +155,18 @@ type Raw struct {
 	// SetupNs is how long Start waited for the bandits' buffers
 	// (Options.Wait), before the program started.
 	SetupNs int64 `json:"setup_ns,omitempty"`
+	// Starved counts the reference measurements left out of Refs
+	// because their bandits starved (nil: none), for Analyze to say
+	// once over all the runs it pools.
+	Starved *StarvedRefs `json:"starved_refs,omitempty"`
+}
+
+// StarvedRefs counts reference measurements whose bandits got less than
+// MinBanditShare of a core, with the lowest and highest share they got.
+type StarvedRefs struct {
+	N  int     `json:"n"`
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
 }
 
 // RefSample is one reference measurement: Streams bandits alone, with
@@ -188,11 +200,9 @@ type Prober struct {
 	blk     *blockRun   // the current first run's blocks; nil outside one
 	isReady func() bool // for tests: whether the bandits are ready (default: the gang's)
 
-	// refStarved counts the reference measurements whose bandits
-	// starved, with the lowest and highest share of a core they got
-	// (one note at Stop says it, not one for each).
-	refStarved                 int
-	refStarvedLo, refStarvedHi float64
+	// starved counts the reference measurements whose bandits starved
+	// (Raw.Starved).
+	starved StarvedRefs
 }
 
 // BanditCounts returns the numbers of bandits run beside sections on a
@@ -286,29 +296,36 @@ func (p *Prober) measureRefs(c Config, d time.Duration) {
 	}
 	for _, r := range refs {
 		if sh := r.Streamed.Share(); sh < MinBanditShare {
-			if p.refStarved == 0 || sh < p.refStarvedLo {
-				p.refStarvedLo = sh
-			}
-			p.refStarvedHi = max(p.refStarvedHi, sh)
-			p.refStarved++
+			p.starved.add(StarvedRefs{N: 1, Lo: sh, Hi: sh})
 			continue
 		}
 		p.raw.Refs = append(p.raw.Refs, r)
 	}
 }
 
-// starvedRefsNote says that the bandits of n reference measurements
-// starved, getting lo to hi of a core each, so that those references
-// were left out.
-func starvedRefsNote(n int, lo, hi float64) string {
-	if n == 1 {
-		return fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*lo)
+// add pools o into s.
+func (s *StarvedRefs) add(o StarvedRefs) {
+	if o.N <= 0 {
+		return
 	}
-	share := fmt.Sprintf("%.0f%%", 100*lo)
-	if hi := fmt.Sprintf("%.0f%%", 100*hi); hi != share {
-		share = fmt.Sprintf("%.0f-%s", 100*lo, hi)
+	if s.N == 0 || o.Lo < s.Lo {
+		s.Lo = o.Lo
 	}
-	return fmt.Sprintf("bandits starved in %d measurements of the bandwidth curve (%s of a core each): those references are not used", n, share)
+	s.Hi = max(s.Hi, o.Hi)
+	s.N += o.N
+}
+
+// note says that the bandits of s.N reference measurements starved,
+// getting s.Lo to s.Hi of a core each, so that those were not used.
+func (s StarvedRefs) note() string {
+	if s.N == 1 {
+		return fmt.Sprintf("bandits starved while measuring the bandwidth curve (%.0f%% of a core each): those references are not used", 100*s.Lo)
+	}
+	share := fmt.Sprintf("%.0f%%", 100*s.Lo)
+	if hi := fmt.Sprintf("%.0f%%", 100*s.Hi); hi != share {
+		share = fmt.Sprintf("%.0f-%s", 100*s.Lo, hi)
+	}
+	return fmt.Sprintf("bandits starved in %d measurements of the bandwidth curve (%s of a core each): those references are not used", s.N, share)
 }
 
 // otherCPUs returns the usable CPUs other than cpu.
@@ -495,8 +512,9 @@ func (p *Prober) Stop() Raw {
 		p.gang = nil
 	}
 	p.raw.Curve = PoolRefs(p.raw.Refs, p.opt.LineSize)
-	if p.refStarved > 0 {
-		p.note(starvedRefsNote(p.refStarved, p.refStarvedLo, p.refStarvedHi))
+	if p.starved.N > 0 {
+		st := p.starved
+		p.raw.Starved = &st
 	}
 	if len(p.notes) > 0 {
 		p.raw.Note = strings.Join(append(nonEmpty(p.raw.Note), p.notes...), "; ")
