@@ -41,7 +41,7 @@ type mutex struct {
 	// lands (see acquire): the line serves one at a time.
 	flightEnd float64
 	// indexed is set for a lock whose critical sections are indexed
-	// (tree.Node.Indexed; see take).
+	// (tree.Node.Indexed; see flightNs).
 	indexed bool
 }
 
