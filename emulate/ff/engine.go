@@ -76,7 +76,10 @@ type state struct {
 	// (Overheads.SpinCheckNs, taken out of ov once: a release looks at
 	// every spinning waiter's next check).
 	spinStep float64
-	wake     float64 // wake-up latency of an idle core in this run
+	// indexedFlight is how long a Lock of an indexed lock from another
+	// core is in flight (see flightNs), worked out once.
+	indexedFlight float64
+	wake          float64 // wake-up latency of an idle core in this run
 	// hoU is the position (a quantile, in (0, 1)) in the latency
 	// distribution of the run's next lock hand-off, hoSigma the σ of
 	// the log-normal hand-off latency distribution (the wake-up
@@ -284,6 +287,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 		s.hoSigma = machine.LogNormal(h, h90).Sigma
 	}
 	s.spinStep = s.ov.SpinCheckNs()
+	s.indexedFlight = s.ov.LockMigrateNs - onGrid(s.ov.LockMigrateNs/2)
 	s.chainNs, s.chainCore = onGrid(max(ov.WakeStepNs, 0)), -1
 	s.perTask, s.spawnNs, s.spawnLimit = rule.spawning(&s.ov, threads)
 	s.fetchC, s.fetchNs, s.fetchMigNs = rule.shared(&s.ov)

@@ -37,12 +37,12 @@ type mutex struct {
 	// stolen is set once a Lock from another core came during the
 	// current hold (see steal).
 	stolen bool
-	// flightEnd is when the last compare-and-swap from another core
-	// lands (see acquire): the line serves one at a time.
-	flightEnd float64
 	// indexed is set for a lock whose critical sections are indexed
 	// (tree.Node.Indexed; see flightNs).
 	indexed bool
+	// flightEnd is when the last compare-and-swap from another core
+	// lands (see acquire): the line serves one at a time.
+	flightEnd float64
 }
 
 // migrates reports whether taking lk on core now moves its cache line
@@ -595,7 +595,7 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 // what the flight did not).
 func (s *state) flightNs(lk *mutex) float64 {
 	if lk.indexed {
-		return s.ov.LockMigrateNs - onGrid(s.ov.LockMigrateNs/2)
+		return s.indexedFlight
 	}
 	return s.ov.LockMigrateNs
 }
