@@ -92,6 +92,9 @@ type Lock struct {
 	HeldNs int64 `json:"held_ns"`
 	// Acquisitions is how many L node instances there are.
 	Acquisitions int64 `json:"acquisitions"`
+	// Indexed is how many of them are indexed critical sections
+	// (tree.Node.Indexed).
+	Indexed int64 `json:"indexed,omitempty"`
 }
 
 // Section is the work/span of one top-level section node, all its Count
@@ -175,7 +178,7 @@ func Analyze(t *tree.Tree, opt Options) (*Analysis, error) {
 		res.BurdenedParallelism = float64(root.work) / root.bspan
 	}
 	for _, l := range root.locks {
-		res.Locks = append(res.Locks, Lock{ID: l.id, HeldNs: l.ns, Acquisitions: l.n})
+		res.Locks = append(res.Locks, Lock{ID: l.id, HeldNs: l.ns, Acquisitions: l.n, Indexed: l.idx})
 	}
 	slices.SortStableFunc(res.Locks, func(x, y Lock) int {
 		return cmp.Or(cmp.Compare(y.HeldNs, x.HeldNs), cmp.Compare(x.ID, y.ID))
@@ -308,6 +311,16 @@ type allEnt struct {
 type lockEnt struct {
 	id    int
 	ns, n int64
+	idx   int64 // indexed instances (tree.Node.Indexed)
+}
+
+// lockOf returns the lock entry of one instance of L node c.
+func lockOf(c *tree.Node) lockEnt {
+	e := lockEnt{id: c.Lock, ns: c.Len, n: 1}
+	if c.Indexed {
+		e.idx = 1
+	}
+	return e
 }
 
 // info is what is known about one instance of a node (Count ignored).
@@ -414,7 +427,7 @@ func (a *analyzer) compose(n *tree.Node, s *series) error {
 			s.work += w
 			s.self += w
 			if c.Kind == tree.KindL {
-				s.locks.merge([]lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+				s.locks.merge([]lockEnt{lockOf(c)}, reps)
 			}
 		case tree.KindSec:
 			ci, err := a.node(c)
@@ -591,7 +604,7 @@ func (a *analyzer) section(n *tree.Node) (*info, error) {
 			self += w
 			in.work += w
 			if c.Kind == tree.KindL {
-				locks.merge([]lockEnt{{id: c.Lock, ns: c.Len, n: 1}}, reps)
+				locks.merge([]lockEnt{lockOf(c)}, reps)
 			}
 		case tree.KindTask:
 			ci, err := a.node(c)
@@ -749,7 +762,7 @@ type (
 
 func (e lockEnt) key() int { return e.id }
 func (e lockEnt) plus(f lockEnt, m int64) lockEnt {
-	return lockEnt{id: f.id, ns: e.ns + m*f.ns, n: e.n + m*f.n}
+	return lockEnt{id: f.id, ns: e.ns + m*f.ns, n: e.n + m*f.n, idx: e.idx + m*f.idx}
 }
 func (e allEnt) key() regionID { return e.r }
 func (e allEnt) plus(f allEnt, m int64) allEnt {

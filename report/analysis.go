@@ -32,14 +32,22 @@ func WriteAnalysisJSON(w io.Writer, a *analyze.Analysis) error {
 // share of the work, against a spinning waiter's check, and that real
 // runs fall into one of two regimes at it from run to run, which a
 // prediction cannot tell apart: a real speedup may land far from ff's,
-// on either side.
+// on either side. For a lock none of whose critical sections is marked
+// indexed, it adds when to mark them: at a lock this short, where the
+// data's line moves (before the hold or inside it) decides much of the
+// prediction.
 func ShortLockNotes(a *analyze.Analysis) []string {
 	var out []string
 	for _, l := range a.ShortLocks {
-		out = append(out, fmt.Sprintf("lock %d is held %s at a time, %.0f%% of the work, less than the %s between two checks of a goroutine spinning for it: "+
+		s := fmt.Sprintf("lock %d is held %s at a time, %.0f%% of the work, less than the %s between two checks of a goroutine spinning for it: "+
 			"threads that meet at it wait a whole check, and real runs either take turns at it or meet at it at nearly every other Lock, "+
 			"from run to run; the speedup bounds have them take turns, and a real speedup can land far from ff's, on either side",
-			l.ID, durNs(float64(l.HeldNs)/float64(l.Acquisitions)), 100*float64(l.HeldNs)/float64(a.WorkNs), durNs(a.Overheads.SpinCheckNs())))
+			l.ID, durNs(float64(l.HeldNs)/float64(l.Acquisitions)), 100*float64(l.HeldNs)/float64(a.WorkNs), durNs(a.Overheads.SpinCheckNs()))
+		if l.Indexed == 0 {
+			s += fmt.Sprintf(". If its critical sections write data the task picks (a histogram's bin, a slot by key) rather than one fixed variable, "+
+				"mark them with annotate.LockIndexed(%d, ...): a parallel run fetches that data only once it holds the lock", l.ID)
+		}
+		out = append(out, s)
 	}
 	return out
 }
