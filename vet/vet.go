@@ -13,6 +13,11 @@
 //     describe parallelism; they must not run in parallel).
 //   - A main package that imports annotate but never calls annotate.Stop
 //     (or annotate.Record): its profile is never written.
+//   - An annotate.Lock whose critical section (a function literal)
+//     writes an element a non-constant index picks, such as a
+//     histogram's bins[b]: an indexed critical section, which
+//     annotate.LockIndexed marks, or the predictions leave the move of
+//     its cache line out of the hold.
 //
 // `prophet vet PACKAGES` runs Analyzer; cmd/prophet-vet is the same
 // check as a tool for `go vet -vettool`.
@@ -52,6 +57,7 @@ func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
 	checkGoStmts(pass, ins)
+	checkIndexedLocks(pass, ins)
 	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
 		switch fn := n.(type) {
 		case *ast.FuncDecl:

@@ -31,7 +31,11 @@ mistakes in their use of package annotate, without running anything:
     records the recording goroutine only: annotations describe the
     parallelism, they must not run in parallel);
   - a main package that imports annotate but never calls annotate.Stop
-    (its profile would never be written).
+    (its profile would never be written);
+  - an annotate.Lock whose function writes an element a variable index
+    picks (bins[b]++, m[key] = v): an indexed critical section, which
+    annotate.LockIndexed marks (predictions then charge the move of the
+    element's cache line inside the critical section).
 
 Each finding is printed as file:line:col: message. Exit status: 1 when
 there are findings, 0 when there are none, 2 when the packages cannot be

@@ -65,6 +65,18 @@ func lockIDs() {
 	annotate.LockEnd(lockB) // want `annotate.LockEnd\(2\) closes LockBegin\(1\) of line \d+: the ids differ`
 }
 
+func plainLockPicksElement(bins []int, b int, h *struct{ n []int }, m map[string]int, k string) {
+	annotate.Lock(lockA, func() { bins[b]++ })               // want `annotate.Lock's critical section writes bins\[b\], an element the task picks: mark it annotate.LockIndexed\(lockA, ...\)`
+	annotate.Lock(lockA, func() { h.n[b+1] += 2 })           // want `writes h.n\[b \+ 1\]`
+	annotate.Lock(lockB, func() { m[k] = len(k) })           // want `writes m\[k\]`
+	annotate.Lock(lockA, func() { bins[0]++; m["fixed"]++ }) // a fixed element: plain is right
+	annotate.LockIndexed(lockA, func() { bins[b]++ })
+	annotate.Lock(lockA, func() {
+		f := func() { bins[b]++ } // not run by the critical section itself
+		_ = f
+	})
+}
+
 func indexedLockIDs() {
 	annotate.LockIndexedBegin(lockA)
 	annotate.LockEnd(lockB) // want `annotate.LockEnd\(2\) closes LockIndexedBegin\(1\) of line \d+: the ids differ`
