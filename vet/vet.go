@@ -184,12 +184,12 @@ func checkGoStmts(pass *analysis.Pass, ins *inspector.Inspector) {
 	})
 }
 
-// open is an annotation Begin not yet ended.
+// open is an annotation Begin not yet ended (or, deferred, an End).
 type open struct {
-	kind  string // "Sec", "Task", "Lock"
-	begin string // the Begin's name ("LockIndexedBegin"); "" for an End
-	id    string // the lock id's value or expression (Lock only)
-	pos   token.Pos
+	kind string // "Sec", "Task", "Lock"
+	name string // the call ("LockIndexedBegin", "LockEnd")
+	id   string // the lock id's value or expression (Lock only)
+	pos  token.Pos
 }
 
 // state is what is open, and what deferred Ends will close at a
@@ -233,15 +233,7 @@ func (o open) String(fset *token.FileSet) string {
 	if o.kind == "Lock" {
 		id = o.id
 	}
-	return fmt.Sprintf("%s(%s) of line %d", o.beginName(), id, fset.Position(o.pos).Line)
-}
-
-// beginName is the name of o's Begin.
-func (o open) beginName() string {
-	if o.begin != "" {
-		return o.begin
-	}
-	return o.kind + "Begin"
+	return fmt.Sprintf("%s(%s) of line %d", o.name, id, fset.Position(o.pos).Line)
 }
 
 // checker checks the pairing in one function.
@@ -375,10 +367,7 @@ func (c *checker) call(call *ast.CallExpr, st *state, deferred bool) {
 	if kind == "Lock" && len(call.Args) == 1 {
 		id = c.value(call.Args[0])
 	}
-	o := open{kind: kind, id: id, pos: call.Pos()}
-	if begin {
-		o.begin = name
-	}
+	o := open{kind: kind, name: name, id: id, pos: call.Pos()}
 	if deferred {
 		if begin {
 			c.report(call.Pos(), "annotate.%s deferred: a Begin runs when the function returns, after everything it should mark", name)
@@ -405,7 +394,7 @@ func (c *checker) end(o open, st *state, pos token.Pos) {
 	case top.kind != o.kind:
 		c.report(pos, "annotate.%sEnd while %s is the innermost annotation open: End the %s first", o.kind, top.String(c.pass.Fset), strings.ToLower(top.kind))
 	case o.kind == "Lock" && top.id != o.id && constantID(top.id) && constantID(o.id):
-		c.report(pos, "annotate.LockEnd(%s) closes %s(%s) of line %d: the ids differ", o.id, top.beginName(), top.id, c.pass.Fset.Position(top.pos).Line)
+		c.report(pos, "annotate.LockEnd(%s) closes %s(%s) of line %d: the ids differ", o.id, top.name, top.id, c.pass.Fset.Position(top.pos).Line)
 	default:
 		st.stack = st.stack[:len(st.stack)-1]
 	}

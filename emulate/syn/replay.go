@@ -283,7 +283,7 @@ func (r *replayer) task(tp *taskPlan, a *acct, i int) {
 					spin.For(hold)
 				}
 				if it.indexed {
-					// Line k·φ's top three bits of eight (see guarded).
+					// One of eight lines: the top three bits of k·φ (see guarded).
 					k := it.lk.slot
 					it.lk.slot = k + 1
 					it.lk.data[(k*0x9e3779b97f4a7c15>>61)*8]++
