@@ -12,16 +12,21 @@ import (
 // work lies far off its plain serial run's time is recorded again, up to
 // RecordTries times, and that one within range is recorded once.
 func TestRecordSerialRetries(t *testing.T) {
-	// serial records one section of one task of about workNs; plain
-	// sleeps plainNs.
-	subj := func(test string, plain time.Duration, records *int) subject {
+	// serial records one section of one task that computes for about
+	// work; plain computes for about plain. Both are bounded by the wall
+	// clock, so a time slice lost to other test binaries lengthens
+	// either by at most that slice: the durations are long enough that
+	// such a slice (a few to tens of milliseconds on a loaded 2-core
+	// machine) cannot move the plausible case's ratio out of
+	// [PlausibleLow, PlausibleHigh] nor the implausible ones' into it.
+	subj := func(test string, work, plain time.Duration, records *int) subject {
 		return subject{
 			test: test, sample: "0", reset: func() {}, check: func() error { return nil },
 			serial: func() {
 				*records++
 				annotate.SecBegin("loop")
 				annotate.TaskBegin("task")
-				busy(time.Millisecond)
+				busy(work)
 				annotate.TaskEnd()
 				annotate.SecEnd(false)
 			},
@@ -29,19 +34,19 @@ func TestRecordSerialRetries(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name      string
-		test      string
-		plain     time.Duration
-		rerecords int
+		name        string
+		test        string
+		work, plain time.Duration
+		rerecords   int
 	}{
-		{"plausible", Fine, time.Millisecond, 0},
-		{"recorded too short", Fine, 20 * time.Millisecond, RecordTries - 1},
-		{"kernels are not checked", Examples, 20 * time.Millisecond, 0},
+		{"plausible", Fine, 40 * time.Millisecond, 40 * time.Millisecond, 0},
+		{"recorded too short", Fine, time.Millisecond, 100 * time.Millisecond, RecordTries - 1},
+		{"kernels are not checked", Examples, time.Millisecond, 100 * time.Millisecond, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var records int
 			m := &measurer{cfg: Config{Repeats: 1}, noted: map[string]bool{}}
-			tr, err := m.recordSerial(subj(tc.test, tc.plain, &records))
+			tr, err := m.recordSerial(subj(tc.test, tc.work, tc.plain, &records))
 			if err != nil {
 				t.Fatal(err)
 			}
