@@ -58,11 +58,13 @@ instead of the profile's.
 
 A note also says when generated samples were recorded more than 10% off
 the time their plain serial runs take (the "recorded/serial" column of
---rows), most likely on a machine whose clock reads cost more or less in
-a loop than when the profiler measured them as it started (or, for a
-ratio below 1, where other load slowed the plain runs); that moves the
-predictions of loops bound by a lock, their spawner or a dynamic counter
-by about that ratio.
+--rows). Below 1 that is mostly pauses the plain runs carry and a
+recording, pooled interval by interval, leaves out (a virtual machine's
+host taking its CPU away for tens of microseconds, other load), which
+the parallel runs pay too. Beyond that, and above 1, the profiler's own
+cost per event, measured as it starts, differed from what the events
+cost in the loop; that moves the predictions of loops bound by a lock,
+their spawner or a dynamic counter by about that much.
 
 --keep DIR writes each sample's recording there; with --format json (or
 --rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
