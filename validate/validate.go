@@ -531,7 +531,7 @@ func recordingNote(rows []Row) string {
 	if off == 1 {
 		said = fmt.Sprintf("1 of %d samples was recorded at %.2f times what its plain serial runs took", n, lo)
 	}
-	return said + " (the recorded/serial column). Below 1 it is mostly pauses that the plain runs carry and a recording pooled interval by interval leaves out (a virtual machine's host taking its CPU away for tens of microseconds, other load), which the parallel runs pay as well; beyond that, and above 1, what the profiler takes off for its own events, measured as it starts, differed from what they cost in the loop, and the predicted speedups of a loop bound by a lock, its spawner or a dynamic counter rather than by its tasks are off by about that much"
+	return said + " (the recorded/serial column). A few percent below 1 can be pauses that the plain runs carry and a recording pooled interval by interval leaves out (a virtual machine's host taking its CPU away for tens of microseconds, other load), which the parallel runs pay as well; the rest is most likely what the profiler takes off for its own events, measured as it starts, differing from what they cost in the loop, which moves the predicted speedups of a loop bound by a lock, its spawner or a dynamic counter rather than by its tasks by about that much"
 }
 
 // DefaultTolerance is the compression tolerance of validation's

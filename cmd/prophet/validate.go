@@ -58,13 +58,13 @@ instead of the profile's.
 
 A note also says when generated samples were recorded more than 10% off
 the time their plain serial runs take (the "recorded/serial" column of
---rows). Below 1 that is mostly pauses the plain runs carry and a
-recording, pooled interval by interval, leaves out (a virtual machine's
-host taking its CPU away for tens of microseconds, other load), which
-the parallel runs pay too. Beyond that, and above 1, the profiler's own
-cost per event, measured as it starts, differed from what the events
-cost in the loop; that moves the predictions of loops bound by a lock,
-their spawner or a dynamic counter by about that much.
+--rows). A few percent below 1 can be pauses that the plain runs carry
+and a recording, pooled interval by interval, leaves out (a virtual
+machine's host taking its CPU away for tens of microseconds, other
+load), which the parallel runs pay too. The rest is most likely the
+profiler's own cost per event, measured as it starts, differing from
+what the events cost in the loop; that moves the predictions of loops
+bound by a lock, their spawner or a dynamic counter by about that much.
 
 --keep DIR writes each sample's recording there; with --format json (or
 --rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
