@@ -147,8 +147,8 @@ func (r Result) Summary() string {
 		fmt.Fprintf(&b, "the machine was busy: benchmark workers ran %.0f%% of the time; calibrate on an idle machine for better fits\n", 100*share)
 	}
 	o := p.Overheads
-	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns (+%.0f ns from another core%s, one per %.0f ns when queued), task call %.1f ns, spawn %.0f ns (+%.0f ns on the core that runs it with tasks of %.0f ns, %s), lock %.0f ns (+%.0f ns from another core; handoff %.0f ns%s, unlock waking a waiter %.0f ns%s, switch to a parked waiter %.0f ns, spin window %.0f ns + %.0f ns, checked every %.0f ns), wake p50 %.0f ns p90 %.0f ns%s, runnext back-off %.0f ns\n",
-		o.ForkNs, o.JoinNs, o.ChunkNs, o.ChunkMigrateNs, chunkShortNote(o), o.ChunkServe(), o.TaskCallNs, o.SpawnNs, o.SpawnRunNs, o.SpawnRunTaskNs, spawnCurveNote(o), o.LockNs, o.LockMigrateNs, o.LockHandoffNs, handoffSpreadNote(o), o.LockWakeNs, dozeNote(o), o.LockSwitchNs, o.LockSpinNs, o.LockSpinRampNs, o.LockCheckNs, o.WakeP50Ns, o.WakeP90Ns, wakeStepNote(o.WakeStepNs), o.RunnextNs)
+	fmt.Fprintf(&b, "overheads: fork %.0f ns, join %.0f ns, chunk %.0f ns (+%.0f ns from another core%s, one per %.0f ns when queued), task call %.1f ns, spawn %.0f ns (+%.0f ns on the core that runs it with tasks of %.0f ns, %s), lock %.0f ns (%.1f ns beside work, +%.0f ns from another core; handoff %.0f ns%s, unlock waking a waiter %.0f ns%s, switch to a parked waiter %.0f ns, spin window %.0f ns + %.0f ns, checked every %.0f ns), wake p50 %.0f ns p90 %.0f ns%s, runnext back-off %.0f ns\n",
+		o.ForkNs, o.JoinNs, o.ChunkNs, o.ChunkMigrateNs, chunkShortNote(o), o.ChunkServe(), o.TaskCallNs, o.SpawnNs, o.SpawnRunNs, o.SpawnRunTaskNs, spawnCurveNote(o), o.LockNs, o.LockLocal(), o.LockMigrateNs, o.LockHandoffNs, handoffSpreadNote(o), o.LockWakeNs, dozeNote(o), o.LockSwitchNs, o.LockSpinNs, o.LockSpinRampNs, o.LockCheckNs, o.WakeP50Ns, o.WakeP90Ns, wakeStepNote(o.WakeStepNs), o.RunnextNs)
 	if note := DefaultedNote(p); note != "" {
 		fmt.Fprintln(&b, note)
 	}

@@ -86,7 +86,7 @@ func MedianOverheads(runs []machine.Overheads) machine.Overheads {
 func overheadFields(o *machine.Overheads) []*float64 {
 	return []*float64{
 		&o.ForkNs, &o.JoinNs, &o.ChunkNs, &o.ChunkMigrateNs, &o.ChunkServeNs, &o.ChunkMigrateShortNs, &o.ChunkShortTaskNs, &o.TaskCallNs, &o.SpawnNs, &o.SpawnRunNs, &o.SpawnRunSlope, &o.SpawnRunTaskNs, &o.SpawnRunHotNs, &o.SpawnRunHotTaskNs, &o.SpawnRunShortTaskNs, &o.ChanSendNs, &o.ChanRecvNs,
-		&o.LockNs, &o.LockMigrateNs, &o.LockHandoffNs, &o.LockHandoffP90Ns, &o.LockWakeNs, &o.LockDozeNs, &o.LockDozeRampNs, &o.LockDozeHandoffNs, &o.LockDozeWakeNs, &o.LockSwitchNs, &o.LockSpinNs, &o.LockSpinRampNs, &o.LockCheckNs,
+		&o.LockNs, &o.LockLocalNs, &o.LockMigrateNs, &o.LockHandoffNs, &o.LockHandoffP90Ns, &o.LockWakeNs, &o.LockDozeNs, &o.LockDozeRampNs, &o.LockDozeHandoffNs, &o.LockDozeWakeNs, &o.LockSwitchNs, &o.LockSpinNs, &o.LockSpinRampNs, &o.LockCheckNs,
 		&o.WakeP50Ns, &o.WakeP90Ns, &o.RunnextNs, &o.WakeStepNs,
 		&o.NoiseHz, &o.NoiseP50Ns, &o.NoiseP90Ns,
 	}

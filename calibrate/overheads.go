@@ -102,7 +102,12 @@ const (
 //     a pool of t goroutines draining that channel with an empty body
 //     (par's pool schedule: wall time × t / receives); each the best
 //     of three;
-//   - LockNs: one uncontended sync.Mutex Lock and Unlock;
+//   - LockNs: one uncontended sync.Mutex Lock and Unlock, back to back;
+//   - LockLocalNs: what an uncontended Lock, an increment of the counter
+//     it guards and an Unlock add to a loop of computed tasks of
+//     lockLocalTaskNs, against the loop with the increment alone: the
+//     median difference of lockLocalPairs interleaved pairs of loops of
+//     lockLocalTasks tasks, at least lockLocalMinNs and at most LockNs;
 //   - LockMigrateNs: how much longer a critical section (Lock, an
 //     increment of the counter it guards, Unlock) takes when the mutex
 //     and the counter were last used on another core: two goroutines on
@@ -160,7 +165,7 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 15
+	const total = 16
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -194,6 +199,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 		}},
 		{"channel", func(ctx context.Context) (err error) { ov.ChanSendNs, ov.ChanRecvNs, err = measureChan(ctx, t); return }},
 		{"uncontended lock", func(ctx context.Context) (err error) { ov.LockNs, err = measureLock(ctx); return }},
+		{"uncontended lock beside work", func(ctx context.Context) (err error) { ov.LockLocalNs, err = measureLockLocal(ctx, ov.LockNs); return }},
 		{"lock migration", func(ctx context.Context) (err error) {
 			if runtime.GOMAXPROCS(0) < 2 {
 				return nil
@@ -952,6 +958,67 @@ func measureLock(ctx context.Context) (float64, error) {
 	}
 	return best, nil
 }
+
+// measureLockLocal measures LockLocalNs (see Overheads): the median over
+// lockLocalPairs interleaved pairs of loops of lockLocalTasks computed
+// tasks, one with a Lock, an increment and an Unlock after each task and
+// one with the increment alone, of their difference per task, between
+// lockLocalMinNs and lockNs. A Lock's atomics overlap the task's work
+// around them; back to back (measureLock) nothing hides their latency.
+func measureLockLocal(ctx context.Context, lockNs float64) (float64, error) {
+	var l lockLocalLoop
+	d := make([]float64, 0, lockLocalPairs)
+	for range lockLocalPairs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		without := l.run(lockLocalTasks, false)
+		with := l.run(lockLocalTasks, true)
+		d = append(d, with-without)
+	}
+	return min(max(robust.Median(d), lockLocalMinNs), max(lockNs, lockLocalMinNs)), nil
+}
+
+// lockLocalLoop is measureLockLocal's mutex and the counter it guards,
+// on a cache line of its own, and the computed tasks' running value.
+type lockLocalLoop struct {
+	mu sync.Mutex
+	_  [64]byte
+	n  int64
+	_  [56]byte
+	x  uint64
+}
+
+// run times n computed tasks of lockLocalTaskNs, each followed by an
+// increment of l.n, under l.mu where lock is set, and returns the time
+// per task.
+func (l *lockLocalLoop) run(n int, lock bool) float64 {
+	x := l.x
+	t0 := clock.Now()
+	for i := range n {
+		x = spin.Work(lockLocalTaskNs, x+uint64(i))
+		if lock {
+			l.mu.Lock()
+			l.n++
+			l.mu.Unlock()
+		} else {
+			l.n++
+		}
+	}
+	d := clock.Now() - t0
+	l.x = x
+	return float64(d) / float64(n)
+}
+
+// lockLocalTasks, lockLocalTaskNs and lockLocalPairs size
+// measureLockLocal: pairs of loops of about 6 ms each; lockLocalMinNs is
+// the least it reports, two atomic instructions' retirement.
+const (
+	lockLocalTasks  = 100_000
+	lockLocalTaskNs = 60
+	lockLocalPairs  = 7
+	lockLocalMinNs  = 0.5
+)
 
 // lockSwitchOnce spawns n goroutines that each hold one mutex for hold
 // ns and returns the time per critical section beyond hold: with every

@@ -58,8 +58,11 @@ func TestMeasureOverheads(t *testing.T) {
 	if ov.NoiseHz < 0 || ov.NoiseP90Ns < ov.NoiseP50Ns || (ov.NoiseHz > 0) != (ov.NoiseP50Ns > noiseGapNs) {
 		t.Errorf("noise %v Hz, p50 %v ns, p90 %v ns: want a rate of 0 or more and, with hiccups, p90 >= p50 > %d", ov.NoiseHz, ov.NoiseP50Ns, ov.NoiseP90Ns, noiseGapNs)
 	}
-	if calls != 15 {
-		t.Errorf("progress called %d times, want 15", calls)
+	if calls != 16 {
+		t.Errorf("progress called %d times, want 16", calls)
+	}
+	if ov.LockLocalNs < lockLocalMinNs || ov.LockLocalNs > max(ov.LockNs, lockLocalMinNs) {
+		t.Errorf("LockLocalNs = %v: want %v to LockNs (%v)", ov.LockLocalNs, lockLocalMinNs, ov.LockNs)
 	}
 	if !(ov.ChanSendNs > 0) || !(ov.ChanRecvNs > 0) {
 		t.Errorf("channel send %v ns, receive %v ns: want both measured", ov.ChanSendNs, ov.ChanRecvNs)

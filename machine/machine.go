@@ -192,6 +192,15 @@ type Overheads struct {
 	// a waiter that parked only recently pays less (LockDozeHandoffNs).
 	LockNs        float64 `json:"lock_ns"`
 	LockHandoffNs float64 `json:"lock_handoff_ns"`
+	// LockLocalNs is what an uncontended Lock and Unlock add to a task
+	// beside its own work, where no other core touches the lock: the two
+	// atomic instructions' latency overlaps the work around them, where
+	// LockNs times pairs back to back with nothing to overlap. The
+	// fast-forward emulator charges it for every Lock on one thread, and
+	// LockNs on more (see package emulate/ff). Zero means not measured (a
+	// profile from before prophet measured it): LockNs is charged on one
+	// thread too (see LockLocal).
+	LockLocalNs float64 `json:"lock_local_ns,omitempty"`
 	// LockHandoffP90Ns is the 90th percentile of the hand-offs whose
 	// median is LockHandoffNs: the spread of one hand-off's latency,
 	// which is narrower than an idle core's wake-up latency's. Zero means
@@ -372,6 +381,16 @@ func (o Overheads) ChunkServe() float64 {
 		return o.ChunkServeNs
 	}
 	return max(o.ChunkMigrateNs, 0)
+}
+
+// LockLocal is what an uncontended Lock on the lock's own core costs
+// beside a task's work: LockLocalNs, or LockNs where that is not
+// measured (negative values count as 0).
+func (o Overheads) LockLocal() float64 {
+	if o.LockLocalNs > 0 {
+		return o.LockLocalNs
+	}
+	return max(o.LockNs, 0)
 }
 
 // LateStartNs is how late a forked team's last worker typically starts:
@@ -565,6 +584,7 @@ func Default() Profile {
 			ChanSendNs:        12,
 			ChanRecvNs:        40,
 			LockNs:            12,
+			LockLocalNs:       2,
 			LockHandoffNs:     200000,
 			LockHandoffP90Ns:  222000,
 			LockDozeNs:        50000,

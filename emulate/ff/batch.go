@@ -23,7 +23,7 @@ func (s *state) batch(g *gor, r *taskRun, m int64) int64 {
 	if m < 2 || !s.gridBurden {
 		return 0
 	}
-	lockNs := s.ov.LockNs
+	lockNs := s.lockNs
 	c := g.clock
 	a, l, b := s.scaled(r.preL), s.held(lr), s.scaled(r.postL)
 	p := a + lockNs + l + b
@@ -153,7 +153,7 @@ func (s *state) batchDynamic(g *gor, f *frame) bool {
 	if !r.oneL || jmax < 1 {
 		return false
 	}
-	lockNs, chunkNs := s.ov.LockNs, s.fetchNs
+	lockNs, chunkNs := s.lockNs, s.fetchNs
 	c := g.clock
 	a, l := s.scaled(r.preL), s.held(lr)
 	p := a + lockNs + l + s.scaled(r.postL)

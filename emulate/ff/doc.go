@@ -114,7 +114,9 @@
 //     mean task), and least, the hot start, for tasks so short that the
 //     cores keep up with the spawner and run each goroutine soon after
 //     it is made;
-//   - LockNs per L node, inside the critical section, and LockMigrateNs
+//   - LockNs per L node, inside the critical section (on one thread
+//     LockLocalNs, where measured: with no other core at the lock, its
+//     atomics overlap the task's work), and LockMigrateNs
 //     when the lock was last taken on another core (its cache line
 //     moves over; a loop of short critical sections on several cores
 //     pays it at nearly every Lock): with sync.Mutex's behaviour

@@ -110,6 +110,8 @@ func TestShortcutsExact(t *testing.T) {
 		{ForkNs: 7, JoinNs: 3, SpawnNs: 2, LockNs: 1, LockHandoffNs: 40, LockWakeNs: 6, WakeP50Ns: 5, WakeP90Ns: 40, RunnextNs: 9},
 		// Idle cores woken one after another (a wake step).
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40, WakeStepNs: 3, RunnextNs: 9},
+		// A Lock on one thread costs less than on more (LockLocalNs).
+		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 4, SpawnNs: 2, SpawnRunNs: 3, LockNs: 6, LockLocalNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
 		// A chunk counter that serves faster than its line moves.
 		{ForkNs: 7, JoinNs: 3, ChunkNs: 1, ChunkMigrateNs: 8, ChunkServeNs: 3, TaskCallNs: 1, LockNs: 1, LockMigrateNs: 3, LockHandoffNs: 4, WakeP50Ns: 5, WakeP90Ns: 40},
 		// A chunk move that costs less to workers that ask again within

@@ -123,7 +123,7 @@ func wakeLatencies(ov machine.Overheads, k int) []float64 {
 // size (TestWakeRounding: 0.003% on average, 0.6% at most, on a tree of
 // 2000 tasks on 4 locks).
 func gridOverheads(ov machine.Overheads) machine.Overheads {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.ChunkServeNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockDozeHandoffNs, &ov.LockDozeWakeNs, &ov.LockSwitchNs, &ov.RunnextNs, &ov.WakeStepNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.ChunkServeNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockLocalNs, &ov.LockMigrateNs, &ov.LockHandoffNs, &ov.LockWakeNs, &ov.LockDozeHandoffNs, &ov.LockDozeWakeNs, &ov.LockSwitchNs, &ov.RunnextNs, &ov.WakeStepNs} {
 		*x = onGrid(*x)
 	}
 	return ov
@@ -173,7 +173,7 @@ func (e *Emulator) chargesOf(opt emulate.Options) charges {
 // are 0, so
 // the engine adds them as they are.
 func (e *Emulator) charges(ov machine.Overheads) charges {
-	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.TaskCallNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockMigrateNs} {
+	for _, x := range []*float64{&ov.ForkNs, &ov.JoinNs, &ov.ChunkNs, &ov.ChunkMigrateNs, &ov.TaskCallNs, &ov.SpawnNs, &ov.SpawnRunNs, &ov.ChanSendNs, &ov.ChanRecvNs, &ov.LockNs, &ov.LockLocalNs, &ov.LockMigrateNs} {
 		if !(*x > 0) {
 			*x = 0
 		}

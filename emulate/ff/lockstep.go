@@ -131,7 +131,7 @@ func (s *state) lockstep() bool {
 		}
 		dyn = true
 	}
-	lockNs, chunkNs := s.ov.LockNs, 0.0
+	lockNs, chunkNs := s.lockNs, 0.0
 	if dyn {
 		// Every fetch of the rounds follows another member's, from
 		// another core (checked below for the first).
@@ -298,7 +298,7 @@ func (s *state) lockstepSpawn() bool {
 		return false
 	}
 	shape, tm := top0.run, g0.team
-	lockNs := s.ov.LockNs
+	lockNs := s.lockNs
 	lr := s.scaled(shape.lenL)
 	hold := lockNs + s.held(lr)
 	tail := hold + s.scaled(shape.postL)

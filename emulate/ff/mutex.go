@@ -556,7 +556,7 @@ func (s *state) holdLock(g *gor, lk *mutex, paid float64) {
 }
 
 // take gives lk to g at g's clock for a critical section of length l
-// (burdened): the lock's cost (LockNs, and LockMigrateNs when the lock
+// (burdened): the lock's cost (state.lockNs, and LockMigrateNs when the lock
 // was last taken on another core, less paid, what g waited out for the
 // line as its compare-and-swap landed), then the hold, stretched by the
 // machine's noise; lk is released when the hold ends, with a release
@@ -567,14 +567,14 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 	mig := max(s.migrateNs(lk, g.core)-paid, 0)
 	lk.lastCore = int32(g.core)
 	if s.spans != nil {
-		s.overhead(g, s.ov.LockNs, "lock", sec)
+		s.overhead(g, s.lockNs, "lock", sec)
 		s.overhead(g, mig, "lock migrate", sec)
 		st := g.clock
 		g.clock += s.noisy(l)
 		s.span(g.core, st, g.clock, emulate.SpanLock, name, sec)
 	} else {
 		// The same without a timeline, in the walk's inner loop.
-		g.clock += s.ov.LockNs
+		g.clock += s.lockNs
 		if mig > 0 {
 			g.clock += mig
 		}

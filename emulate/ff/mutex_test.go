@@ -592,3 +592,32 @@ func TestLockSwitchNormalMode(t *testing.T) {
 		t.Errorf("time %v, want 4450", r.parallel)
 	}
 }
+
+// TestLockLocalCost checks the lock's own cost: on one thread
+// LockLocalNs (nothing else touches the lock's line), on more LockNs for
+// every Lock; without LockLocalNs, LockNs everywhere.
+func TestLockLocalCost(t *testing.T) {
+	task := func(u int64) *tree.Node { return tree.Task("t", tree.U(u), tree.L(1, 10)) }
+	// Static on 2 threads: tasks 0 and 1 on the first, 2 and 3 on the
+	// second.
+	sec := tree.Sec("s", task(100), task(100), task(500), task(500))
+	for _, tc := range []struct {
+		name    string
+		ov      machine.Overheads
+		threads int
+		want    float64
+	}{
+		// 2 × (100 + 2 + 10) + 2 × (500 + 2 + 10).
+		{"one core", machine.Overheads{LockNs: 12, LockLocalNs: 2}, 1, 1248},
+		{"one core, not measured", machine.Overheads{LockNs: 12}, 1, 1288},
+		// The first core: 100+12+10, then 100+12+10 by 244. The
+		// second: 500+12+10 = 522, then 1022+12+10 = 1044.
+		{"two cores", machine.Overheads{LockNs: 12, LockLocalNs: 2}, 2, 1044},
+		{"two cores, not measured", machine.Overheads{LockNs: 12}, 2, 1044},
+	} {
+		r := emulateSec(t, sec, tc.threads, "static", tc.ov, 0)
+		if r.parallel != tc.want {
+			t.Errorf("%s: %v ns, want %v", tc.name, r.parallel, tc.want)
+		}
+	}
+}
