@@ -21,7 +21,8 @@ func calibrateCommand() *command {
 the costs of goroutine constructs (team fork and join, dynamic chunk
 dispatch, what a fetch costs when the counter's line moves, after long
 tasks and short ones, and how fast the counter serves queued workers, spawn,
-mutex hand-off and the Unlock that wakes a waiter, after short waits and
+an uncontended mutex Lock back to back and beside computed work, mutex
+hand-off and the Unlock that wakes a waiter, after short waits and
 long ones, worker wake-up latency and, on four cores or more, how far
 apart a team's workers start) and the
 machine's noise (how often and how long a busy core loses its goroutine to
