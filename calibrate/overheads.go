@@ -165,7 +165,6 @@ func MeasureOverheads(ctx context.Context, progress func(done, total int)) (mach
 // latency (the median taken). MeasureOverheadsMedian asks for fewer per
 // run: the median across its runs already keeps a disturbed fit out.
 func measureOverheads(ctx context.Context, wakeFits int, progress func(done, total int)) (machine.Overheads, error) {
-	const total = 16
 	var ov machine.Overheads
 	t := max(runtime.GOMAXPROCS(0), 2)
 	steps := []struct {
@@ -238,7 +237,7 @@ func measureOverheads(ctx context.Context, wakeFits int, progress func(done, tot
 			return machine.Overheads{}, fmt.Errorf("measuring %s: %w", s.name, err)
 		}
 		if progress != nil {
-			progress(i+1, total)
+			progress(i+1, len(steps))
 		}
 	}
 	return ov, nil

@@ -383,9 +383,9 @@ func (o Overheads) ChunkServe() float64 {
 	return max(o.ChunkMigrateNs, 0)
 }
 
-// LockLocal is what an uncontended Lock on the lock's own core costs
-// beside a task's work: LockLocalNs, or LockNs where that is not
-// measured (negative values count as 0).
+// LockLocal is what an uncontended Lock costs beside a task's work where
+// no other core touches the lock: LockLocalNs, or LockNs where that is
+// not measured (negative values count as 0).
 func (o Overheads) LockLocal() float64 {
 	if o.LockLocalNs > 0 {
 		return o.LockLocalNs

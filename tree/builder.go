@@ -141,12 +141,12 @@ type Builder struct {
 // leafKey buckets leaves for the dictionary: a leaf matches an entry of
 // its own bucket or of the buckets next to it (bin ± 1).
 type leafKey struct {
-	kind  Kind
-	setup bool
-	index bool
-	lock  int
-	count int64
-	bin   int64
+	kind    Kind
+	setup   bool
+	indexed bool
+	lock    int
+	count   int64
+	bin     int64
 }
 
 // DefaultTolerance is BuildOptions.Tolerance's default: 5%.
@@ -757,7 +757,7 @@ func (b *Builder) bin(l int64) int64 {
 }
 
 func (b *Builder) sealLeaf(n *Node) *Node {
-	key := leafKey{kind: n.Kind, setup: n.Setup, index: n.Indexed, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
+	key := leafKey{kind: n.Kind, setup: n.Setup, indexed: n.Indexed, lock: n.Lock, count: n.Count, bin: b.bin(n.Len)}
 	home := key
 	for _, d := range [...]int64{0, -1, 1} {
 		key.bin = home.bin + d

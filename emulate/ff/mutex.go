@@ -556,9 +556,9 @@ func (s *state) holdLock(g *gor, lk *mutex, paid float64) {
 }
 
 // take gives lk to g at g's clock for a critical section of length l
-// (burdened): the lock's cost (state.lockNs, and LockMigrateNs when the lock
-// was last taken on another core, less paid, what g waited out for the
-// line as its compare-and-swap landed), then the hold, stretched by the
+// (burdened): the lock's cost (state.lockNs, and LockMigrateNs when the
+// lock was last taken on another core, less paid, what g waited out for
+// the line as its compare-and-swap landed), then the hold, stretched by the
 // machine's noise; lk is released when the hold ends, with a release
 // event when others wait for it. Every lock a goroutine takes step by
 // step is charged here; the closed forms (batch.go, lockstep.go) add
