@@ -60,6 +60,7 @@ type RowError struct {
 	Err      error
 }
 
+// Error names the row and says why it failed.
 func (e *RowError) Error() string {
 	return fmt.Sprintf("%s, %s, %d threads: %v", e.Emulator, e.Schedule, e.Threads, e.Err)
 }

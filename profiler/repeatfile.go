@@ -196,6 +196,7 @@ type countWriter struct {
 	n int64
 }
 
+// Write writes p through c.w and counts the bytes it took.
 func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)

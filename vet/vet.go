@@ -228,6 +228,7 @@ func (s state) describe(fset *token.FileSet) string {
 	return strings.Join(parts, " and ") + " open"
 }
 
+// String names o's call (with the lock id for a Lock) and its line.
 func (o open) String(fset *token.FileSet) string {
 	id := ""
 	if o.kind == "Lock" {
