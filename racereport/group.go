@@ -124,7 +124,7 @@ func (r Race) Locks() string {
 	case r.First.InLock || r.Second.InLock:
 		return "one access is inside annotate.Lock and the other under no lock annotate.Lock shows: holding that lock for both would order them"
 	default:
-		return "no annotate.Lock covers either access (a LockBegin/LockEnd pair would not show here): a lock held for both, or a copy of the data per task, would"
+		return "no annotate.Lock covers either access (a LockBegin/LockEnd pair would not show here): a lock held for both would order them, and a copy of the data per task would take the race away"
 	}
 }
 
