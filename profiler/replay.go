@@ -99,9 +99,7 @@ func (p *Profiler) applyOther(r *record, raw int64, top *Annotation) {
 		}
 		p.closeInterval(raw, top.Kind)
 		p.push(Lock, "", int(r.arg), ev)
-		if indexed {
-			p.stack[len(p.stack)-1].Indexed = true
-		}
+		p.stack[len(p.stack)-1].Indexed = indexed
 	case opLockEnd:
 		if top.Kind != Lock || top.ID != int(r.arg) {
 			p.mismatch(fmt.Sprintf("LockEnd(%d)", r.arg), ev, top)
