@@ -105,7 +105,10 @@ func raceRun(e *env, argv []string) (*racereport.Result, error) {
 			env = append(env, kv)
 		}
 	}
-	gorace := strings.TrimSpace(os.Getenv("GORACE") + " log_path=" + reportPath + " halt_on_error=0 exitcode=66")
+	// The reports tell prophet of the races; exitcode=0 leaves the
+	// program's own exit status, so that go run does not print "exit
+	// status 66" under prophet's report when races were found.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " log_path=" + reportPath + " halt_on_error=0 exitcode=0")
 	cmd.Env = append(env, annotate.EnvRace+"="+logPath, "GORACE="+gorace)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("race: cannot run %s: %w", argv[0], err)

@@ -164,3 +164,18 @@ func TestRaceUsage(t *testing.T) {
 		t.Errorf("a missing program: status %d, stderr %q", code, stderr)
 	}
 }
+
+// TestRaceGoRun runs the racy program the way the help's first example
+// does, through go run -race: go run reports a nonzero exit of the
+// program on stderr, and the race detector's own exit status (66 by
+// default) would put an "exit status 66" line under prophet's report.
+func TestRaceGoRun(t *testing.T) {
+	buildRace(t, "racy", true) // skips where there is no race detector
+	code, out, stderr := prophet("race", "--", "go", "run", "-race", "./testdata/racy", "writewrite")
+	if code != 1 || !strings.Contains(out, "1 apparent race") {
+		t.Fatalf("status %d, want 1 and the race; stderr %q, out:\n%s", code, stderr, out)
+	}
+	if strings.Contains(stderr, "exit status") {
+		t.Errorf("go run reported the program's exit status after the races: stderr %q", stderr)
+	}
+}
