@@ -68,7 +68,11 @@
 // serial run's), so a kernel whose tasks ran slower in parallel (memory
 // bandwidth, cache lines moving between cores) can be told from one the
 // emulator scheduled wrongly: the emulators replay the serial profile and
-// see such effects only through the memory model. A real speedup more
+// see such effects only through the memory model. Beside it stands the
+// prediction's own CPU inflation (Row.PredictedCPU: ff's busy time over
+// the serial time), so that an error in what the work cost the threads
+// (a lock's or a counter's cache line, spinning) can be told from one in
+// how long they sat idle. A real speedup more
 // than 3% above the thread count gets a note: no schedule of the serial
 // run's task lengths is that fast, so either the parallel run did less
 // work, as its CPU time shows (concurrent tasks sharing input lines in

@@ -131,11 +131,11 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 	}
 	m := &measurer{}
 	opt := emulate.Options{Overheads: prof}
-	got, err := m.predict(e, tr, k, rs, opt, robust.Median)
+	got, cpu, err := m.predict(e, tr, k, rs, opt, robust.Median)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var speedups []float64
+	var speedups, cpus []float64
 	for _, c := range rs.lines {
 		o := opt
 		o.Overheads.LockMigrateNs, o.Overheads.ChunkMigrateNs, o.Overheads.ChunkServeNs = c.lockMig, c.chunkMig, c.chunkServe
@@ -144,9 +144,13 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		speedups = append(speedups, r.Speedup)
+		cpus = append(cpus, predictedCPU(r))
 	}
 	if want := robust.Median(speedups); math.Abs(got.Speedup-want) > 1e-9*want {
 		t.Errorf("predict = %v, want the median of the rounds' predictions %v (%v)", got.Speedup, want, speedups)
+	}
+	if want := robust.Median(cpus); cpu != want || !(cpu > 1) {
+		t.Errorf("predict's CPU inflation = %v, want the median of the rounds' %v (%v), above 1 (a dynamic counter and a lock cost the threads)", cpu, want, cpus)
 	}
 	apart := opt
 	apart.Overheads = rs.lineCosts(prof)
@@ -158,7 +162,7 @@ func TestPredictPairsRoundCosts(t *testing.T) {
 		t.Errorf("the medians apart (lock %v, chunk %v) give the same prediction %v: the test does not tell the two apart", apart.Overheads.LockMigrateNs, apart.Overheads.ChunkMigrateNs, r.Speedup)
 	}
 	// Without costs measured per round, the profile's are charged.
-	one, err := m.predict(e, tr, k, &roundSet{serial: []float64{1}}, opt, robust.Median)
+	one, _, err := m.predict(e, tr, k, &roundSet{serial: []float64{1}}, opt, robust.Median)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,18 +58,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 // emulator, schedule and thread count, with the spread of the real runs,
 // the rounds of runs taken (more than Config.Repeats where a median had
 // not settled), the ratio of recorded work to the real serial time (both tell a noisy
-// measurement from a wrong prediction) and the real runs' CPU inflation
+// measurement from a wrong prediction), the real runs' CPU inflation
 // (which tells a memory effect from a scheduling one; "-" where
-// unknown), and what a cache line's move between cores cost beside them
+// unknown) and the prediction's (Row.PredictedCPU; "-" where the
+// emulator does not count busy time), and what a cache line's move between cores cost beside them
 // (Row.LineNs; "-" where not measured), and "yes" where the sample has a
 // short lock (Row.ShortLock).
 func (r *Report) WriteRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tline ns\tβ\tβ from\tshort lock\tdescription")
+	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tpredicted cpu\tline ns\tβ\tβ from\tshort lock\tdescription")
 	for _, x := range r.Rows {
 		infl := "-"
 		if x.CPUInflation > 0 {
 			infl = fmt.Sprintf("%.3f", x.CPUInflation)
+		}
+		pcpu := "-"
+		if x.PredictedCPU > 0 {
+			pcpu = fmt.Sprintf("%.3f", x.PredictedCPU)
 		}
 		line := "-"
 		if x.LineNs > 0 {
@@ -83,8 +88,8 @@ func (r *Report) WriteRows(w io.Writer) error {
 		if x.ShortLock {
 			short = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, line, beta, from, short, x.Desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f%%\t%.1f%%\t%d\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			x.Test, x.Sample, x.Emulator, x.Schedule, x.Threads, x.Predicted, x.Real, 100*x.Error, 100*x.Spread, x.Rounds, x.RecordedNs/x.SerialNs, infl, pcpu, line, beta, from, short, x.Desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the validation rows: %w", err)

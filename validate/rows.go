@@ -118,6 +118,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 				continue
 			}
 			var res emulate.Result
+			var cpu float64
 			var err error
 			if emulate.Measures(e) {
 				rk := replayKey{i, k}
@@ -125,7 +126,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 					res.Speedup = recorded / stat(rs.replays[rk])
 				}
 			} else {
-				res, err = m.predict(e, tr, k, rs, opt, stat)
+				res, cpu, err = m.predict(e, tr, k, rs, opt, stat)
 			}
 			if errors.Is(err, emulate.ErrTooManyThreads) {
 				m.note(e.Name()+"/"+strconv.Itoa(k.t), fmt.Sprintf("%s cannot predict %d threads on this machine: %v", e.Name(), k.t, err))
@@ -140,7 +141,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 				Predicted: res.Speedup, Real: real, Error: math.Abs(res.Speedup-real) / real,
 				SerialNs: serialMed, ParallelNs: pm, RecordedNs: recorded, Spread: robust.Spread(rs.par[k]), Rounds: len(rs.serial),
 				RealLow: low, RealHigh: high,
-				CPUInflation: cpuInfl, Beta: beta, BetaSource: source,
+				CPUInflation: cpuInfl, PredictedCPU: cpu, Beta: beta, BetaSource: source,
 				LineNs: lineNs, ShortLock: shortLock,
 			})
 		}
@@ -149,34 +150,57 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 }
 
 // predict returns the prediction of emulator e (one that does not
-// measure the machine) for key k of tr. Where the rounds rs measured the
-// cache-line costs (Config.LinesNow), it predicts once per round with
-// that round's costs and returns the statistic stat over those
-// predicted times, the statistic the real speedup takes over the
-// rounds' times: a loop whose speedup follows a line cost closely
-// compares against runs that met the costs it was predicted with. A
-// median taken of each cost apart can pair the lock's cost of one
-// round with the fetch's of another, and on a machine whose line moves
-// switch between two speeds, the two come from different speeds.
-func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *roundSet, opt emulate.Options, stat func([]float64) float64) (emulate.Result, error) {
+// measure the machine) for key k of tr, and its CPU inflation
+// (predictedCPU). Where the rounds rs measured the cache-line costs
+// (Config.LinesNow), it predicts once per round with that round's costs
+// and returns the statistic stat over those predicted times, the
+// statistic the real speedup takes over the rounds' times, and over
+// their CPU inflations: a loop whose speedup follows a line cost
+// closely compares against runs that met the costs it was predicted
+// with. A median taken of each cost apart can pair the lock's cost of
+// one round with the fetch's of another, and on a machine whose line
+// moves switch between two speeds, the two come from different speeds.
+func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *roundSet, opt emulate.Options, stat func([]float64) float64) (emulate.Result, float64, error) {
 	ovs := rs.roundCosts(opt.Overheads)
 	if len(ovs) == 0 {
-		return emulate.Predict(e, tr, k.t, k.s, opt)
+		res, err := emulate.Predict(e, tr, k.t, k.s, opt)
+		return res, predictedCPU(res), err
 	}
 	// Every prediction is of the same serial time, so each predicted
 	// time is that time over the speedup: the statistic of 1/speedup.
 	var res emulate.Result
 	times := make([]float64, 0, len(ovs))
+	cpus := make([]float64, 0, len(ovs))
 	for _, ov := range ovs {
 		o := opt
 		o.Overheads = ov
 		r, err := emulate.Predict(e, tr, k.t, k.s, o)
 		if err != nil {
-			return r, err
+			return r, 0, err
 		}
 		res = r
 		times = append(times, 1/r.Speedup)
+		cpus = append(cpus, predictedCPU(r))
 	}
 	res.Speedup = 1 / stat(times)
-	return res, nil
+	return res, stat(cpus), nil
+}
+
+// predictedCPU returns the CPU inflation of prediction res (see
+// Row.PredictedCPU): its sections' busy time, with one thread busy in
+// the serial code between them, over its serial time; 0 where a section
+// reports no busy time (an emulator that does not count it).
+func predictedCPU(res emulate.Result) float64 {
+	if res.SerialNs <= 0 || len(res.Sections) == 0 {
+		return 0
+	}
+	var busy, secs float64
+	for _, s := range res.Sections {
+		if s.BusyNs <= 0 {
+			return 0
+		}
+		busy += s.BusyNs
+		secs += s.ParallelNs
+	}
+	return (busy + max(res.ParallelNs-secs, 0)) / res.SerialNs
 }

@@ -173,6 +173,18 @@ type Row struct {
 	// model adds, so a row with a large CPUInflation and a large error is
 	// a memory effect, not a scheduling one.
 	CPUInflation float64 `json:"cpu_inflation,omitempty"`
+	// PredictedCPU is the same ratio for the prediction: the time the
+	// emulated threads were busy (running tasks, paying overheads,
+	// spinning for a lock or waiting on their cores for a cache line),
+	// with one thread busy in the serial code between sections, over
+	// the serial time; 0 where the emulator does not report busy time
+	// (syn's rows). With all threads busy most of the time, a speedup
+	// is about the thread count over this ratio, so a row whose
+	// PredictedCPU and CPUInflation differ as much as its speedups do
+	// has its error in the work the threads do (what a lock, a counter
+	// or a spawn cost them), and one whose ratios agree in the time the
+	// threads sat idle (parked, at a barrier, out of tasks).
+	PredictedCPU float64 `json:"predicted_cpu_inflation,omitempty"`
 	// Beta is the memory burden factor the prediction applied at
 	// Threads, over the whole program: the top-level sections' factors
 	// weighted by their work (memmodel.WorkBeta; 1: none), and

@@ -69,6 +69,9 @@ func TestSmoke(t *testing.T) {
 		if _, ok := cputime.Process(); ok && !(r.CPUInflation > 0) {
 			t.Errorf("row %+v: no CPU inflation, though this system has a CPU-time clock", r)
 		}
+		if (r.Emulator == "ff") != (r.PredictedCPU > 0) {
+			t.Errorf("row %+v: predicted CPU inflation %g (ff counts its threads' busy time, syn does not)", r, r.PredictedCPU)
+		}
 	}
 	for _, k := range []string{"test1/ff", "test1/syn", "test2/ff", "test2/syn"} {
 		if !seen[k] {
@@ -91,8 +94,8 @@ func TestSmoke(t *testing.T) {
 	if err := rep.WriteRows(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Count(rows.String(), "\n"), len(rep.Rows)+1; got != want || !strings.Contains(rows.String(), "cpu inflation") || !strings.Contains(rows.String(), "rounds") {
-		t.Errorf("rows table has %d lines (want %d) or lacks the cpu inflation or rounds column:\n%s", got, want, rows.String())
+	if got, want := strings.Count(rows.String(), "\n"), len(rep.Rows)+1; got != want || !strings.Contains(rows.String(), "cpu inflation") || !strings.Contains(rows.String(), "predicted cpu") || !strings.Contains(rows.String(), "rounds") {
+		t.Errorf("rows table has %d lines (want %d) or lacks the cpu inflation, predicted cpu or rounds column:\n%s", got, want, rows.String())
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)

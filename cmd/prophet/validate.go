@@ -66,6 +66,13 @@ profiler's own cost per event, measured as it starts, differing from
 what the events cost in the loop; that moves the predictions of loops
 bound by a lock, their spawner or a dynamic counter by about that much.
 
+--rows also sets each real run's CPU time over its serial run's (the "cpu
+inflation" column) beside ff's (the "predicted cpu" column: the time its
+threads were busy, spinning and paying overheads included, over the serial
+time). Where the two differ as much as the speedups, the error is in what
+the work cost the threads (a lock, a counter, memory); where they agree,
+in how long the threads sat idle.
+
 --keep DIR writes each sample's recording there; with --format json (or
 --rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
 a changed machine profile or emulator on the same recordings against the
