@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parallel-prophet/prophet/annotate"
 	"github.com/parallel-prophet/prophet/emulate/emulators"
@@ -43,10 +44,12 @@ rounds while the runs around the median still disagree, shown with the
 range of the rounds; ff's predictions there charge the cost of moving a
 cache line between cores measured beside those runs, as validate
 --lines-now does, since some machines (cloud VMs among them) move lines
-at different speeds at different times. The demo first waits a few
-seconds for idle cores, and
-where other programs used the cores while the real runs were timed, it
-says that the comparison was disturbed instead of reporting an error.`,
+at different speeds at different times. Where the parallel runs took
+more CPU time than the serial run, it sets ff's own figure beside theirs
+and says what the rest can be. The demo first waits a few seconds for
+idle cores, and where other programs used the cores while the real runs
+were timed, it says that the comparison was disturbed instead of
+reporting an error.`,
 	}
 	c.run = func(e *env, args []string) error {
 		fs := newFlags(c, e)
@@ -255,11 +258,15 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 	for _, th := range threads {
 		var real *validate.Row
 		var preds []string
+		ffCPU := 0.0
 		for i, r := range rep.Rows {
 			if r.Threads != th {
 				continue
 			}
 			real = &rep.Rows[i]
+			if r.Emulator == "ff" {
+				ffCPU = r.PredictedCPU
+			}
 			how := "predicted"
 			if r.Emulator == "syn" {
 				how = "replayed"
@@ -279,10 +286,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		}
 		fmt.Fprintf(out, "  %s\n", strings.Join(preds, "  "))
 		if infl := real.CPUInflation; infl >= 1.1 {
-			fmt.Fprintf(out, "  the parallel run took %.2f× the serial run's CPU time: idle cores spun for work (Go's scheduler looks for\n"+
-				"  work before it parks a thread, which slows nothing down) or its tasks ran slower side by side (memory\n"+
-				"  bandwidth, cache lines moving between cores), which the emulators see only through the memory model's\n"+
-				"  burden factors β (from hardware counters, or the memory probe where there are none)\n", infl)
+			fmt.Fprint(out, cpuNote(infl, ffCPU))
 		}
 	}
 	if rep.Disturbed {
@@ -296,4 +300,54 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	return nil
+}
+
+// cpuNote says what a real parallel run's CPU inflation infl (its CPU
+// time over the serial run's, validate.Row.CPUInflation) is made of, set
+// beside ff's own (validate.Row.PredictedCPU; 0 when not known): what ff
+// does not charge is idle cores looking for work or tasks running slower
+// side by side than recorded. It returns indented lines.
+func cpuNote(infl, ffCPU float64) string {
+	text := fmt.Sprintf("the parallel run took %.2f× the serial run's CPU time", infl)
+	if ffCPU > 0 {
+		text += fmt.Sprintf(", ff's threads %.2f× (the locks, cache lines and overheads it charges, and the memory model's β); the rest is", ffCPU)
+	} else {
+		text += ": that is"
+	}
+	text += " idle cores spinning for work (Go's scheduler looks for work before it parks a thread, which slows nothing down)" +
+		" or tasks running slower side by side than recorded: memory bandwidth, which the memory model's burden factors β cover" +
+		" (from hardware counters, or the memory probe where there are none), or data that changes cores between sections," +
+		" which no recording of the serial run shows (README.md, \"How far to trust a prediction\")"
+	return wrapLines(text, "  ", demoWidth)
+}
+
+// demoWidth is the width the demo wraps its longer notes to.
+const demoWidth = 108
+
+// wrapLines breaks text into lines of at most width characters after
+// indent (a longer word stays whole on its own line), each ending in a
+// newline.
+func wrapLines(text, indent string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		l := utf8.RuneCountInString(w)
+		if n > 0 && n+1+l > width {
+			b.WriteString("\n")
+			n = 0
+		}
+		if n == 0 {
+			b.WriteString(indent)
+			n = utf8.RuneCountInString(indent)
+		} else {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(w)
+		n += l
+	}
+	if n > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
 }
