@@ -30,8 +30,8 @@ an interrupt while the others run on) that the fast-forward emulator charges, th
 tree-walking costs, and the memory model's fits: total memory traffic of t
 threads against one thread's (Ψ_t) and stall cycles per DRAM access
 against traffic (Φ). Takes about a minute
-on 2 cores. With --overheads only the goroutine costs are measured (about 5
-seconds: each overhead the median of three measurements).
+on 2 cores. With --overheads only the goroutine costs are measured (about 10
+seconds on 2 cores: each overhead the median of three measurements).
 
 demo, predict, report, whatif, analyze and validate read the profile from
 --machine FILE, or from the default path (the user's configuration

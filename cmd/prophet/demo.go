@@ -37,7 +37,7 @@ LU reduction (or the example named by --example), shows its program tree,
 predicts speedups with both emulators, measures the real parallel version
 on this machine for comparison, and writes an HTML report.
 
-The first run on a machine measures its goroutine overheads (about 5
+The first run on a machine measures its goroutine overheads (about 10
 seconds) and saves them, as every command that predicts does; later runs
 read them. The real speedups are medians of rounds of real runs, with more
 rounds while the runs around the median still disagree, shown with the

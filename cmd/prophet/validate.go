@@ -39,7 +39,7 @@ of it (runs in two modes, such as a lock convoy or not, or a disturbed
 stretch), it takes more rounds, up to --max-repeats.
 
 The goroutine overheads ff charges come from --machine, else from the saved
-machine profile; with none saved, this machine is measured first (about 5
+machine profile; with none saved, this machine is measured first (about 10
 seconds, once) and the profile saved for later runs, as every command that
 predicts does, since defaults measured elsewhere misjudge lock hand-offs
 and core wake-ups; --calibrate=false (or --machine builtin) uses the
