@@ -258,7 +258,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 	for _, th := range threads {
 		var real *validate.Row
 		var preds []string
-		ffCPU := 0.0
+		ffCPU, short := 0.0, false
 		for i, r := range rep.Rows {
 			if r.Threads != th {
 				continue
@@ -267,6 +267,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 			if r.Emulator == "ff" {
 				ffCPU = r.PredictedCPU
 			}
+			short = short || r.ShortLock
 			how := "predicted"
 			if r.Emulator == "syn" {
 				how = "replayed"
@@ -286,7 +287,7 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 		}
 		fmt.Fprintf(out, "  %s\n", strings.Join(preds, "  "))
 		if infl := real.CPUInflation; infl >= 1.1 {
-			fmt.Fprint(out, cpuNote(infl, ffCPU))
+			fmt.Fprint(out, cpuNote(infl, ffCPU, short))
 		}
 	}
 	if rep.Disturbed {
@@ -305,17 +306,24 @@ func demoTruth(e *env, name string, k kernels.Kernel, t *tree.Tree, pl *plan, co
 // cpuNote says what a real parallel run's CPU inflation infl (its CPU
 // time over the serial run's, validate.Row.CPUInflation) is made of, set
 // beside ff's own (validate.Row.PredictedCPU; 0 when not known): what ff
-// does not charge is idle cores looking for work or tasks running slower
-// side by side than recorded. It returns indented lines.
-func cpuNote(infl, ffCPU float64) string {
+// does not charge is idle cores looking for work, tasks running slower
+// side by side than recorded, or, where the example has a short lock
+// (validate.Row.ShortLock), threads spinning at it longer than ff
+// charges. It returns indented lines.
+func cpuNote(infl, ffCPU float64, shortLock bool) string {
 	text := fmt.Sprintf("the parallel run took %.2f× the serial run's CPU time", infl)
 	if ffCPU > 0 {
 		text += fmt.Sprintf(", ff's threads %.2f× (the locks, cache lines and overheads it charges, and the memory model's β); the rest is", ffCPU)
 	} else {
 		text += ": that is"
 	}
-	text += " idle cores spinning for work (Go's scheduler looks for work before it parks a thread, which slows nothing down)" +
-		" or tasks running slower side by side than recorded: memory bandwidth, which the memory model's burden factors β cover" +
+	if shortLock {
+		text += " threads spinning at its short lock or moving the lock's cache line, which ff follows only roughly for a lock this short," +
+			" idle cores spinning for work,"
+	} else {
+		text += " idle cores spinning for work (Go's scheduler looks for work before it parks a thread, which slows nothing down)"
+	}
+	text += " or tasks running slower side by side than recorded: memory bandwidth, which the memory model's burden factors β cover" +
 		" (from hardware counters, or the memory probe where there are none), or data that changes cores between sections," +
 		" which no recording of the serial run shows (README.md, \"How far to trust a prediction\")"
 	return wrapLines(text, "  ", demoWidth)

@@ -8,12 +8,14 @@ import (
 func TestCPUNote(t *testing.T) {
 	for _, tc := range []struct {
 		infl, ff  float64
+		short     bool
 		want, not []string
 	}{
-		{1.29, 1.05, []string{"took 1.29× the serial run's CPU time", "ff's threads 1.05×", "the rest is idle cores", "How far to trust a prediction"}, []string{"that is"}},
-		{1.29, 0, []string{"took 1.29×", ": that is idle cores", "data that changes cores"}, []string{"ff's threads"}},
+		{1.29, 1.05, false, []string{"took 1.29× the serial run's CPU time", "ff's threads 1.05×", "the rest is idle cores", "How far to trust a prediction"}, []string{"that is", "short lock"}},
+		{1.29, 0, false, []string{"took 1.29×", ": that is idle cores", "data that changes cores"}, []string{"ff's threads"}},
+		{2.82, 2.52, true, []string{"ff's threads 2.52×", "the rest is threads spinning at its short lock", "idle cores"}, nil},
 	} {
-		got := cpuNote(tc.infl, tc.ff)
+		got := cpuNote(tc.infl, tc.ff, tc.short)
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("cpuNote(%g, %g) lacks %q:\n%s", tc.infl, tc.ff, w, got)
