@@ -57,13 +57,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 // WriteRows writes every row as a plain table: one line per sample,
 // emulator, schedule and thread count, with the spread of the real runs,
 // the rounds of runs taken (more than Config.Repeats where a median had
-// not settled), the ratio of recorded work to the real serial time (both tell a noisy
-// measurement from a wrong prediction), the real runs' CPU inflation
-// (which tells a memory effect from a scheduling one; "-" where
-// unknown) and the prediction's (Row.PredictedCPU; "-" where the
-// emulator does not count busy time), and what a cache line's move between cores cost beside them
-// (Row.LineNs; "-" where not measured), and "yes" where the sample has a
-// short lock (Row.ShortLock).
+// not settled), the ratio of recorded work to the real serial time (both
+// tell a noisy measurement from a wrong prediction), the real runs' CPU
+// inflation (which tells a memory effect from a scheduling one; "-"
+// where unknown) and the prediction's (Row.PredictedCPU; "-" where the
+// emulator does not count busy time), what a cache line's move between
+// cores cost beside them (Row.LineNs; "-" where not measured), and "yes"
+// where the sample has a short lock (Row.ShortLock).
 func (r *Report) WriteRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "test\tsample\temulator\tschedule\tthreads\tpredicted\treal\terror\tspread\trounds\trecorded/serial\tcpu inflation\tpredicted cpu\tline ns\tβ\tβ from\tshort lock\tdescription")
