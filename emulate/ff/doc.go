@@ -124,10 +124,10 @@
 //     compare-and-swap in flight, its goroutine waiting on its core,
 //     the lock free for anybody meanwhile (a Lock on the core that has
 //     the line takes it first), and the lock taken as it lands if it is
-//     still free (state.flies); for a lock with indexed critical
-//     sections (tree.Node.Indexed), whose data's line comes only once
-//     the lock is held, half of it in flight and half inside the hold
-//     (state.flightNs); on the ideal lock, inside the hold;
+//     still free (state.flies); for an indexed critical section
+//     (tree.Node.Indexed), whose data's line comes only once the lock
+//     is held, half of it in flight and half inside the hold
+//     (state.flightNs, hold by hold); on the ideal lock, inside the hold;
 //     and a share m/(m+2) of it
 //     more when m other goroutines wait for the lock on cores of their
 //     own (crowdShare: the waiters pull the line away), that share

@@ -76,8 +76,8 @@ type state struct {
 	// (Overheads.SpinCheckNs, taken out of ov once: a release looks at
 	// every spinning waiter's next check).
 	spinStep float64
-	// indexedFlight is how long a Lock of an indexed lock from another
-	// core is in flight (see flightNs), worked out once.
+	// indexedFlight is how long a Lock for an indexed critical section
+	// from another core is in flight (see flightNs), worked out once.
 	indexedFlight float64
 	// lockNs is what a Lock costs beside the hold (take): LockNs, and
 	// on one thread Overheads.LockLocal, worked out once. On one core
@@ -255,7 +255,7 @@ func (s *state) reset(p *prog, threads int, rule schedule, burden float64, ov ma
 	for i, lk := range lockList {
 		w := lk.waiters
 		clear(w.buf)
-		*lk = mutex{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}, lastCore: -1, indexed: p.indexed[i]}
+		*lk = mutex{idx: int32(i), releaseAt: math.Inf(-1), waiters: deque{buf: w.buf}, lastCore: -1}
 	}
 	infos, coreSince, coreSeq := s.infos, s.coreSince, s.coreSeq
 	if infos == nil {
@@ -519,7 +519,7 @@ func (s *state) run(g *gor) (float64, bool) {
 			f.walked = false
 			if r := f.run; r != nil && r.flat && s.spans == nil && !s.stepwise && f.i == r.iL {
 				// The L of a flat task, from its run (see walkFlat).
-				if t, again, ok := s.stepL(g, f, r.lockID, float64(r.lenL)*s.burden, 1, nil, nil); !ok {
+				if t, again, ok := s.stepL(g, f, r.lockID, r.indexedL, float64(r.lenL)*s.burden, 1, nil, nil); !ok {
 					return t, again
 				}
 				continue
@@ -544,7 +544,7 @@ func (s *state) run(g *gor) (float64, bool) {
 				f.i++
 				f.rep = 0
 			case tree.KindL:
-				if t, again, ok := s.stepL(g, f, c.ref(), float64(c.len())*s.burden, c.count(), f.node, c); !ok {
+				if t, again, ok := s.stepL(g, f, c.ref(), c.indexed(), float64(c.len())*s.burden, c.count(), f.node, c); !ok {
 					return t, again
 				}
 			case tree.KindSec:
@@ -576,11 +576,12 @@ func (s *state) run(g *gor) (float64, bool) {
 }
 
 // stepL runs, for g, the L at task frame f's position: a hold of l ns
-// on lock id, repeated count times (c, the L node of task f.node, names
-// it in a timeline; nil without one). It reports ok when g goes on;
+// on lock id, an indexed critical section if indexed, repeated count
+// times (c, the L node of task f.node, names it in a timeline; nil
+// without one). It reports ok when g goes on;
 // else run returns t and again: g must wait for earlier events, or is
 // in flight for the lock's line (it keeps its core), or blocked.
-func (s *state) stepL(g *gor, f *frame, id int32, l float64, count int64, task, c *cnode) (t float64, again, ok bool) {
+func (s *state) stepL(g *gor, f *frame, id int32, indexed bool, l float64, count int64, task, c *cnode) (t float64, again, ok bool) {
 	if !s.at(g) {
 		return g.clock, true, false
 	}
@@ -589,7 +590,7 @@ func (s *state) stepL(g *gor, f *frame, id int32, l float64, count int64, task, 
 		f.i++
 		f.rep = 0
 	}
-	if !s.acquire(g, id, l, task, c, f.sec) {
+	if !s.acquire(g, id, indexed, l, task, c, f.sec) {
 		if g.resume == resRetry {
 			// In flight: g keeps its core.
 			return g.clock, true, false

@@ -17,10 +17,12 @@ type taskRun struct {
 	work float64
 	// preL and postL are the lengths of the U nodes before and after
 	// the L of a oneL task, lenL the L's length, iL its index among the
-	// task's children and lockID its lock (see state.batch).
+	// task's children and lockID its lock (see state.batch); indexedL
+	// says the L is an indexed critical section (tree.Node.Indexed).
 	preL, lenL, postL int64
 	iL                int
 	lockID            int32 // the dense lock index
+	indexedL          bool
 	// oneL is true when the task is U nodes, one L node (Count 1), U
 	// nodes.
 	oneL bool
@@ -196,7 +198,7 @@ func (r *taskRun) shapeOneL(p *prog) {
 			}
 			nL++
 			l = x.len()
-			r.lockID, r.iL = x.ref(), i
+			r.lockID, r.iL, r.indexedL = x.ref(), i, x.indexed()
 		default:
 			return
 		}

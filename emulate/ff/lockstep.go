@@ -53,7 +53,7 @@ func stepShape(g *gor, t float64) (top, wf *frame, ok bool) {
 
 // sameShape reports whether runs a and b take the same time and lock.
 func sameShape(a, b *taskRun) bool {
-	return a.oneL && b.oneL && a.preL == b.preL && a.lenL == b.lenL && a.postL == b.postL && a.lockID == b.lockID
+	return a.oneL && b.oneL && a.preL == b.preL && a.lenL == b.lenL && a.postL == b.postL && a.lockID == b.lockID && a.indexedL == b.indexedL
 }
 
 // ahead returns the run of the next task worker frame wf will run after
@@ -219,10 +219,10 @@ func (s *state) lockstep() bool {
 	}
 	if lk := s.lock(shape.lockID); !dyn && s.flies(lk, members[0].g) {
 		// Each Lock is in flight for a move (half of one for an
-		// indexed lock, which pays the rest in the hold) before it
-		// takes the lock, which stays free meanwhile (flies): the last
-		// one must land before every foreign event.
-		tail = s.flightNs(lk)
+		// indexed critical section, which pays the rest in the hold)
+		// before it takes the lock, which stays free meanwhile (flies):
+		// the last one must land before every foreign event.
+		tail = s.flightNs(shape.indexedL)
 	}
 	if last+float64(nmax)*period >= maxExact {
 		return false

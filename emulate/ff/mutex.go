@@ -37,9 +37,6 @@ type mutex struct {
 	// stolen is set once a Lock from another core came during the
 	// current hold (see steal).
 	stolen bool
-	// indexed is set for a lock whose critical sections are indexed
-	// (tree.Node.Indexed; see flightNs).
-	indexed bool
 	// flightEnd is when the last compare-and-swap from another core
 	// lands (see acquire): the line serves one at a time.
 	flightEnd float64
@@ -586,28 +583,30 @@ func (s *state) take(g *gor, lk *mutex, l, paid float64, name string, sec *cnode
 	}
 }
 
-// flightNs is how long a Lock of lk from another core is in flight, its
+// flightNs is how long a Lock from another core is in flight, its
 // compare-and-swap waiting for the lock's line (see acquire): the move
 // LockMigrateNs, which brings the lock's line and, fetched beside it,
-// the line of the data the critical section writes. Where lk is indexed
-// (tree.Node.Indexed) the data's address is known only once the lock is
-// taken: half the move, the data's, comes inside the hold (take charges
-// what the flight did not).
-func (s *state) flightNs(lk *mutex) float64 {
-	if lk.indexed {
+// the line of the data the critical section writes. For an indexed
+// critical section (tree.Node.Indexed) the data's address is known only
+// once the lock is taken: half the move, the data's, comes inside the
+// hold (take charges what the flight did not). Each hold is charged as
+// what its own L node is, so one lock can guard indexed and plain
+// critical sections alike.
+func (s *state) flightNs(indexed bool) float64 {
+	if indexed {
 		return s.indexedFlight
 	}
 	return s.ov.LockMigrateNs
 }
 
 // acquire runs, for g at the current time (g.clock == s.now), a hold of
-// l ns (burdened) on lock id: at once when the lock is free and its line
+// l ns (burdened) on lock id, an indexed critical section if indexed: at once when the lock is free and its line
 // on g's core (or the lock ideal, or its move free), and returns true;
 // else it returns false, g either in flight (flies: g.resume is
 // resRetry, and g yields on its core until its compare-and-swap lands)
 // or queued and blocked. task and c, the hold's L node c of task, name
 // it in a timeline (they may be nil without one).
-func (s *state) acquire(g *gor, id int32, l float64, task, c, sec *cnode) bool {
+func (s *state) acquire(g *gor, id int32, indexed bool, l float64, task, c, sec *cnode) bool {
 	lk := s.lock(id)
 	s.nLock++
 	if lk.evPending && lk.evAt <= s.now && lk.waiters.len() > 0 && s.barge(lk) {
@@ -631,7 +630,7 @@ func (s *state) acquire(g *gor, id int32, l float64, task, c, sec *cnode) bool {
 		// The line comes over once the compare-and-swaps in flight
 		// before this one have had it: one move after the later of now
 		// and the last one's landing.
-		land := max(s.now, lk.flightEnd) + onGrid(s.flightNs(lk))
+		land := max(s.now, lk.flightEnd) + onGrid(s.flightNs(indexed))
 		g.landNs, lk.flightEnd = land-s.now, land
 	}
 	if s.spans != nil {

@@ -621,3 +621,22 @@ func TestLockLocalCost(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedIndexedLock checks, worked out by hand as
+// TestIndexedLockLanding, that each hold of a lock flies as its own L
+// node is: a plain critical section of a lock whose other critical
+// sections are indexed flies the whole move. a holds the lock (indexed)
+// 0-100 and again, on its own core, 250-350; b asks at 120 for a plain
+// hold and lands at 420 on the free lock: it holds 420-520 and ends at
+// 1020, a at 1350. (Charged as indexed, b would land at 270 with a
+// holding the lock, spin, and end at 1720, as in TestIndexedLockLanding's
+// second case.)
+func TestMixedIndexedLock(t *testing.T) {
+	ov := machine.Overheads{LockMigrateNs: 300, LockHandoffNs: 3, LockCheckNs: 700, LockSpinNs: 2800}
+	a := tree.Task("a", tree.IndexedL(1, 100), tree.U(150), tree.IndexedL(1, 100), tree.U(1000))
+	b := tree.Task("b", tree.U(120), tree.L(1, 100), tree.U(500))
+	r := emulateSec(t, tree.Sec("s", a, b), 2, "static", ov, 0)
+	if r.parallel != 1350 {
+		t.Errorf("%v ns, want 1350", r.parallel)
+	}
+}

@@ -39,7 +39,11 @@ const (
 	// metaDense is set on a Sec whose children are all tasks of Count
 	// 1: task i is child i (see secInfo).
 	metaDense = 1 << 4
-	metaRef   = 5
+	// metaIndexed marks an indexed critical section, an L node of
+	// tree.Node.Indexed (the bit is metaDense's, which only a Sec
+	// uses).
+	metaIndexed = 1 << 4
+	metaRef     = 5
 	// maxRef bounds ref.
 	maxRef = 1<<(32-metaRef) - 1
 	// maxCount bounds a cnode's count.
@@ -50,7 +54,10 @@ func (c *cnode) kind() tree.Kind { return tree.Kind(c.meta & metaKind) }
 func (c *cnode) nowait() bool    { return c.meta&metaNowait != 0 }
 func (c *cnode) dense() bool     { return c.meta&metaDense != 0 }
 func (c *cnode) setup() bool     { return c.meta&(metaKind|metaSetup) == uint32(tree.KindU)|metaSetup }
-func (c *cnode) ref() int32      { return int32(c.meta >> metaRef) }
+func (c *cnode) indexed() bool {
+	return c.meta&(metaKind|metaIndexed) == uint32(tree.KindL)|metaIndexed
+}
+func (c *cnode) ref() int32 { return int32(c.meta >> metaRef) }
 
 // len returns a U or L node's length.
 func (c *cnode) len() int64 { return c.v }
@@ -75,11 +82,6 @@ type prog struct {
 	src []*tree.Node
 	// lockIDs maps the dense lock indices to the program's lock ids.
 	lockIDs []int
-	// indexed is set, by dense lock index, for a lock some of whose
-	// critical sections in the section are indexed (tree.Node.Indexed):
-	// the engine charges every hold of that lock as indexed.
-	indexed []bool
-
 	// infoMu guards infos, the section infos (buildInfo) of the
 	// prog's sections that are not dense, each built on its first use
 	// and then shared, read-only, by every emulation of the prog: a
@@ -243,7 +245,7 @@ func (c *compiler) place(n *tree.Node, at int) error {
 				}
 				k.meta |= uint32(i) << metaRef
 				if ch.Indexed {
-					c.p.indexed[i] = true
+					k.meta |= metaIndexed
 				}
 			}
 			c.put(pos, k, ch.Reps())
@@ -339,7 +341,6 @@ func (c *compiler) lock(id int) (int32, error) {
 	i := int32(len(c.p.lockIDs))
 	c.locks[id] = i
 	c.p.lockIDs = append(c.p.lockIDs, id)
-	c.p.indexed = append(c.p.indexed, false)
 	return i, nil
 }
 
