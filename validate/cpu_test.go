@@ -2,6 +2,7 @@ package validate
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/parallel-prophet/prophet/emulate"
@@ -55,6 +56,38 @@ func TestPredictedCPUOfFF(t *testing.T) {
 		}
 		if math.Abs(res.Speedup-tc.speedup) > 1e-9 || math.Abs(predictedCPU(res)-tc.cpu) > 1e-9 {
 			t.Errorf("%s: speedup %g and CPU inflation %g, want %g and %g", tc.name, res.Speedup, predictedCPU(res), tc.speedup, tc.cpu)
+		}
+	}
+}
+
+func TestSlowerNote(t *testing.T) {
+	md := subject{test: Examples, sample: "md"}
+	fine := subject{test: Fine, sample: "5"}
+	st := par.Schedule{Policy: par.Static}
+	for _, tc := range []struct {
+		name                  string
+		sub                   subject
+		pred, real, infl, cpu float64
+		short                 bool
+		want                  []string
+	}{
+		{"md's slow runs", md, 1.975, 1.447, 1.164, 1.001, false,
+			[]string{"md, static on 2 threads", "took 1.16 times", "ff's threads 1.00 times", "ff's 1.98 is 36% above the real 1.45", "slower side by side"}},
+		{"a generated sample", fine, 1.8, 1.5, 1.3, 1.05, false, []string{"fine sample 5, static"}},
+		{"a short lock", md, 1.975, 1.447, 1.164, 1.001, true, nil},
+		{"CPU times close", md, 1.975, 1.447, 1.09, 1.0, false, nil},
+		{"prediction close", md, 1.58, 1.447, 1.164, 1.001, false, nil},
+		{"prediction low", md, 1.2, 1.447, 1.164, 1.001, false, nil},
+		{"no predicted CPU time", md, 1.975, 1.447, 1.164, 0, false, nil},
+	} {
+		got := slowerNote(tc.sub, "ff", st, 2, tc.pred, tc.real, tc.infl, tc.cpu, tc.short)
+		if (got == "") != (tc.want == nil) {
+			t.Errorf("%s: note %q, want one: %v", tc.name, got, tc.want != nil)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: note lacks %q: %s", tc.name, w, got)
+			}
 		}
 	}
 }

@@ -72,7 +72,9 @@
 // prediction's own CPU inflation (Row.PredictedCPU: ff's busy time over
 // the serial time), so that an error in what the work cost the threads
 // (a lock's or a counter's cache line, spinning) can be told from one in
-// how long they sat idle. A real speedup more
+// how long they sat idle; a note names a prediction well above the real
+// speedup whose real runs took well more CPU time than the emulated
+// threads (slowerNote). A real speedup more
 // than 3% above the thread count gets a note: no schedule of the serial
 // run's task lengths is that fast, so either the parallel run did less
 // work, as its CPU time shows (concurrent tasks sharing input lines in

@@ -74,6 +74,37 @@ func superlinearNote(sub subject, s par.Schedule, t int, real, cpuInfl float64) 
 // below a CPU-time ratio of 1) that superlinearNote takes for noise.
 const superlinearSlack = 0.03
 
+// slowerNote says why a prediction came out well above the real
+// speedup where the real parallel runs took more CPU time than the
+// emulated threads did: cpuInfl over cpu (Row.CPUInflation over
+// Row.PredictedCPU) at least slowerRatio and pred at least slowerError
+// above real. The tasks then ran slower side by side than the recording
+// and the memory model say, which no schedule of the recorded lengths
+// shows. It returns "" otherwise, and for a sample with a short lock
+// (shortLock), whose gap is the lock's cost, which the short-lock
+// summary covers.
+func slowerNote(sub subject, emu string, s par.Schedule, t int, pred, real, cpuInfl, cpu float64, shortLock bool) string {
+	if shortLock || !(cpu > 0) || !(cpuInfl >= cpu*slowerRatio) || !(pred >= real*(1+slowerError)) {
+		return ""
+	}
+	name := sub.sample
+	if sub.test != Examples {
+		name = sub.test + " sample " + sub.sample
+	}
+	return fmt.Sprintf("%s, %s on %d threads: the real parallel runs took %.2f times the serial run's CPU time, %s's threads %.2f times, and %s's %.2f is %.0f%% above the real %.2f: "+
+		"the tasks ran slower side by side than the recording and the memory model say (data written on one core and read on the other between sections, "+
+		"memory traffic the memory model did not see, or the machine slowing both cores at once), which no schedule of the recorded lengths shows",
+		name, s, t, cpuInfl, emu, cpu, emu, pred, 100*(pred/real-1), real)
+}
+
+// slowerRatio and slowerError are slowerNote's thresholds: the real
+// runs' CPU time over the prediction's, and the prediction over the real
+// speedup.
+const (
+	slowerRatio = 1.10
+	slowerError = 0.10
+)
+
 // predicts reports whether emulator e predicts t threads on this
 // machine (the synthesizer only up to its cores).
 func predicts(e emulate.SectionEmulator, t int) bool {
@@ -134,6 +165,9 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 			}
 			if err != nil {
 				return nil, fmt.Errorf("predicting with %s, %s, %d threads: %w", e.Name(), k.s, k.t, err)
+			}
+			if note := slowerNote(sub, e.Name(), k.s, k.t, res.Speedup, real, cpuInfl, cpu, shortLock); note != "" {
+				m.note("slower/"+e.Name()+"/"+sub.test+"/"+sub.sample+"/"+k.s.String()+"/"+strconv.Itoa(k.t), note)
 			}
 			rows = append(rows, Row{
 				Test: sub.test, Sample: sub.sample, Seed: sub.seed, Desc: sub.desc,

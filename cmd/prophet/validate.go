@@ -71,7 +71,10 @@ inflation" column) beside ff's (the "predicted cpu" column: the time its
 threads were busy, spinning and paying overheads included, over the serial
 time). Where the two differ as much as the speedups, the error is in what
 the work cost the threads (a lock, a counter, memory); where they agree,
-in how long the threads sat idle.
+in how long the threads sat idle. A note names each prediction 10% or
+more above the real speedup whose real runs took 10% more CPU time than
+ff's threads (outside samples with a short lock): its tasks ran slower
+side by side than recorded.
 
 --keep DIR writes each sample's recording there; with --format json (or
 --rows) for the real speedups, prophet predict DIR/fine-3.ppt then tries
