@@ -40,6 +40,9 @@ type measurer struct {
 	// rerecorded counts the recordings taken again because their work
 	// was implausible beside the plain serial run (recordSerial).
 	rerecorded int
+	// noSlower leaves slowerNote's notes out (CompareKernel: its
+	// caller says what the runs' CPU time is made of itself).
+	noSlower bool
 	// timed is what other programs used of this process's cores while
 	// rounds of timed runs ran; start is when the measurer was made.
 	timed hostload.Usage

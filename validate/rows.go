@@ -166,7 +166,7 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 			if err != nil {
 				return nil, fmt.Errorf("predicting with %s, %s, %d threads: %w", e.Name(), k.s, k.t, err)
 			}
-			if note := slowerNote(sub, e.Name(), k.s, k.t, res.Speedup, real, cpuInfl, cpu, shortLock); note != "" {
+			if note := slowerNote(sub, e.Name(), k.s, k.t, res.Speedup, real, cpuInfl, cpu, shortLock); note != "" && !m.noSlower {
 				m.note("slower/"+e.Name()+"/"+sub.test+"/"+sub.sample+"/"+k.s.String()+"/"+strconv.Itoa(k.t), note)
 			}
 			rows = append(rows, Row{

@@ -368,12 +368,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // replays, as Run measures every kernel with cfg.Examples, but without
 // recording k again, so that the predictions compared are those of tr.
 // cfg's Test, Samples, Schedules, Examples, Kernels, Scale and Tolerance
-// are ignored.
+// are ignored. Its notes leave out the one on tasks that ran slower side
+// by side than recorded: each row carries the CPU times behind it
+// (Row.CPUInflation, Row.PredictedCPU) for the caller to say.
 func CompareKernel(ctx context.Context, name string, k kernels.Kernel, tr *tree.Tree, cfg Config) (*Report, error) {
 	rep, m, err := begin(cfg)
 	if err != nil {
 		return nil, err
 	}
+	m.noSlower = true
 	sub := kernelSubject(name, k)
 	rows, err := m.compare(ctx, sub, tr)
 	if err != nil {
