@@ -578,9 +578,9 @@ func (s *state) run(g *gor) (float64, bool) {
 // stepL runs, for g, the L at task frame f's position: a hold of l ns
 // on lock id, an indexed critical section if indexed, repeated count
 // times (c, the L node of task f.node, names it in a timeline; nil
-// without one). It reports ok when g goes on;
-// else run returns t and again: g must wait for earlier events, or is
-// in flight for the lock's line (it keeps its core), or blocked.
+// without one). It reports ok when g goes on; else run returns t and
+// again: g must wait for earlier events, or is in flight for the lock's
+// line (it keeps its core), or blocked.
 func (s *state) stepL(g *gor, f *frame, id int32, indexed bool, l float64, count int64, task, c *cnode) (t float64, again, ok bool) {
 	if !s.at(g) {
 		return g.clock, true, false

@@ -600,12 +600,13 @@ func (s *state) flightNs(indexed bool) float64 {
 }
 
 // acquire runs, for g at the current time (g.clock == s.now), a hold of
-// l ns (burdened) on lock id, an indexed critical section if indexed: at once when the lock is free and its line
-// on g's core (or the lock ideal, or its move free), and returns true;
-// else it returns false, g either in flight (flies: g.resume is
-// resRetry, and g yields on its core until its compare-and-swap lands)
-// or queued and blocked. task and c, the hold's L node c of task, name
-// it in a timeline (they may be nil without one).
+// l ns (burdened) on lock id, an indexed critical section if indexed:
+// at once when the lock is free and its line on g's core (or the lock
+// ideal, or its move free), and returns true; else it returns false, g
+// either in flight (flies: g.resume is resRetry, and g yields on its
+// core until its compare-and-swap lands) or queued and blocked. task and
+// c, the hold's L node c of task, name it in a timeline (they may be nil
+// without one).
 func (s *state) acquire(g *gor, id int32, indexed bool, l float64, task, c, sec *cnode) bool {
 	lk := s.lock(id)
 	s.nLock++
