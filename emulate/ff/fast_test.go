@@ -60,9 +60,9 @@ func TestShortcutsExact(t *testing.T) {
 		// Runs of identical U-L-U tasks on one lock, LU-like, with a
 		// different task now and then.
 		"lockruns": lockRuns(tree.L),
-		// The same with lock 1 indexed but in task b: its Locks from
-		// another core fly half a move, and the lockstep rounds take
-		// that.
+		// The same with lock 1's critical sections indexed but task
+		// b's: their Locks from another core fly half a move (b's the
+		// whole move), and the lockstep rounds take that.
 		"indexedruns": lockRuns(tree.IndexedL),
 		// Runs of identical tasks of U nodes only (static:C chunks and
 		// dynamic:C rounds in one step), runs of other lengths between.
