@@ -82,6 +82,7 @@ type prog struct {
 	src []*tree.Node
 	// lockIDs maps the dense lock indices to the program's lock ids.
 	lockIDs []int
+
 	// infoMu guards infos, the section infos (buildInfo) of the
 	// prog's sections that are not dense, each built on its first use
 	// and then shared, read-only, by every emulation of the prog: a
