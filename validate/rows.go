@@ -188,12 +188,13 @@ func (m *measurer) rows(sub subject, tr *tree.Tree, keys []key, rs *roundSet, op
 // (predictedCPU). Where the rounds rs measured the cache-line costs
 // (Config.LinesNow), it predicts once per round with that round's costs
 // and returns the statistic stat over those predicted times, the
-// statistic the real speedup takes over the rounds' times, and over
-// their CPU inflations: a loop whose speedup follows a line cost
-// closely compares against runs that met the costs it was predicted
-// with. A median taken of each cost apart can pair the lock's cost of
-// one round with the fetch's of another, and on a machine whose line
-// moves switch between two speeds, the two come from different speeds.
+// statistic the real speedup takes over the rounds' times, and the
+// median of their CPU inflations, as the real runs' is (cpuRatio): a
+// loop whose speedup follows a line cost closely compares against runs
+// that met the costs it was predicted with. A median taken of each cost
+// apart can pair the lock's cost of one round with the fetch's of
+// another, and on a machine whose line moves switch between two speeds,
+// the two come from different speeds.
 func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *roundSet, opt emulate.Options, stat func([]float64) float64) (emulate.Result, float64, error) {
 	ovs := rs.roundCosts(opt.Overheads)
 	if len(ovs) == 0 {
@@ -217,7 +218,7 @@ func (m *measurer) predict(e emulate.SectionEmulator, tr *tree.Tree, k key, rs *
 		cpus = append(cpus, predictedCPU(r))
 	}
 	res.Speedup = 1 / stat(times)
-	return res, stat(cpus), nil
+	return res, robust.Median(cpus), nil
 }
 
 // predictedCPU returns the CPU inflation of prediction res (see
