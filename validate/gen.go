@@ -228,8 +228,8 @@ const (
 // work; the smoke test uses much less). The same test, seed and scale
 // always give the same program.
 func Generate(test string, seed uint64, scale float64) (*Program, error) {
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		return nil, fmt.Errorf("generating %s sample: scale %g must be positive", test, scale)
+	if err := canGenerate(test, scale); err != nil {
+		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	g := gen{r: r, scale: scale}
@@ -241,10 +241,21 @@ func Generate(test string, seed uint64, scale float64) (*Program, error) {
 		p.Outer, p.Nested, p.Desc = g.test2()
 	case Fine:
 		p.Loop, p.Desc = g.fine()
-	default:
-		return nil, fmt.Errorf("unknown test %q (want %s, %s or %s)", test, Test1, Test2, Fine)
 	}
 	return p, nil
+}
+
+// canGenerate returns the error Generate gives for test and scale
+// whatever the seed, or nil where it makes a sample.
+func canGenerate(test string, scale float64) error {
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("generating %s sample: scale %g must be positive", test, scale)
+	}
+	switch test {
+	case Test1, Test2, Fine:
+		return nil
+	}
+	return fmt.Errorf("unknown test %q (want %s, %s or %s)", test, Test1, Test2, Fine)
 }
 
 type gen struct {

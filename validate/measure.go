@@ -88,6 +88,15 @@ func (m *measurer) measure(ctx context.Context, sub subject) ([]Row, error) {
 			return nil, err
 		}
 	}
+	// New emulators for each subject: an emulator keeps what it derives
+	// from a tree (ff its compact copies, syn each section's walking
+	// cost) under the tree's nodes, and one kept from subject to subject
+	// would keep every recording alive to the end of the run.
+	emus, err := newEmulators(m.cfg.Emulators)
+	if err != nil {
+		return nil, err
+	}
+	m.emus = emus
 	runtime.GC()
 	// Warm up (first-touch page faults, code paths), then record.
 	sub.reset()

@@ -62,17 +62,25 @@ func (c Config) subjects() ([]subject, error) {
 		tests = []string{c.Test}
 	}
 	for _, test := range tests {
+		if err := canGenerate(test, c.Scale); err != nil {
+			return nil, err
+		}
 		for i := 0; i < c.Samples; i++ {
-			seed := SampleSeed(c.Seed, test, i)
-			p, err := Generate(test, seed, c.Scale)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, subject{
-				test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
-				reset: func() {}, serial: p.Serial, plain: p.SerialPlain, parallel: p.Parallel, check: func() error { return nil },
-				schedules: c.Schedules,
-			})
+			// The sample is generated only when measured: a fine
+			// sample's iterations take up to tens of megabytes.
+			out = append(out, subject{test: test, sample: strconv.Itoa(i), open: func(s *subject) error {
+				seed := SampleSeed(c.Seed, test, i)
+				p, err := Generate(test, seed, c.Scale)
+				if err != nil {
+					return err
+				}
+				*s = subject{
+					test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
+					reset: func() {}, serial: p.Serial, plain: p.SerialPlain, parallel: p.Parallel, check: func() error { return nil },
+					schedules: c.Schedules,
+				}
+				return nil
+			}})
 		}
 	}
 	return out, nil

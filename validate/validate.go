@@ -401,13 +401,9 @@ func begin(cfg Config) (*Report, *measurer, error) {
 	}
 	cores, quota := sysinfo.RunnableCores()
 	rep := &Report{Cores: cores, LoadBefore: hostload.Average(), Overheads: cfg.Machine.Overheads}
-	emus := make([]emulate.SectionEmulator, len(cfg.Emulators))
-	for i, name := range cfg.Emulators {
-		// The synthesizer makes one timed replay per prediction: it
-		// predicts once in each round of real runs (see roundSet).
-		if emus[i], err = emulators.New(name, emulators.Options{Replays: 1}); err != nil {
-			return nil, nil, fmt.Errorf("validate: %w", err)
-		}
+	emus, err := newEmulators(cfg.Emulators)
+	if err != nil {
+		return nil, nil, fmt.Errorf("validate: %w", err)
 	}
 	var threads, skipped []int
 	for _, t := range cfg.Threads {
@@ -429,6 +425,21 @@ func begin(cfg Config) (*Report, *measurer, error) {
 	}
 	m := &measurer{cfg: cfg, threads: threads, emus: emus, opt: emulate.Options{Overheads: cfg.Machine.Overheads, Walk: cfg.Machine.Walk}, noted: map[string]bool{}, start: time.Now()}
 	return rep, m, nil
+}
+
+// newEmulators returns a new emulator of each of names. The synthesizer
+// makes one timed replay per prediction: it predicts once in each round
+// of real runs (see roundSet).
+func newEmulators(names []string) ([]emulate.SectionEmulator, error) {
+	emus := make([]emulate.SectionEmulator, len(names))
+	for i, name := range names {
+		e, err := emulators.New(name, emulators.Options{Replays: 1})
+		if err != nil {
+			return nil, err
+		}
+		emus[i] = e
+	}
+	return emus, nil
 }
 
 // finish completes rep with the measurer's notes, the machine's load
