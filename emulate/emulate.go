@@ -82,8 +82,12 @@ type Result struct {
 	// Speedup is SerialNs / ParallelNs.
 	Speedup float64 `json:"speedup"`
 	// MemoryModel says whether burden factors other than 1 were applied.
-	MemoryModel bool      `json:"memory_model"`
-	Sections    []Section `json:"sections"`
+	MemoryModel bool `json:"memory_model"`
+	// Sampled says the prediction is an estimate: its full emulation ran
+	// over its share of the budget, and each large section was emulated
+	// on a sample of its tasks, its time scaled by its work (RunSweep).
+	Sampled  bool      `json:"sampled,omitempty"`
+	Sections []Section `json:"sections"`
 }
 
 // SectionEmulator predicts the parallel time of one run of one top-level

@@ -1,6 +1,9 @@
 package emulate
 
 import (
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	"errors"
 	"fmt"
 	"runtime"
@@ -139,6 +142,14 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 		if err != nil {
 			return Sweep{}, err
 		}
+		est, left, err := estimate(t, e, left, opt)
+		if err != nil {
+			return Sweep{}, err
+		}
+		if len(est) > 0 {
+			res = inJobOrder(append(res, est...), jobs)
+			sw.Notes = append(sw.Notes, sampledNote(e.Name(), est))
+		}
 		sw.Results = append(sw.Results, res...)
 		if len(skipped) > 0 {
 			sort.Ints(skipped)
@@ -259,6 +270,86 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 	}
 	wg.Wait()
 	return collect()
+}
+
+// estimate predicts the rows of left that ran over their budget from
+// samples of t's large sections (sampleTree: SampleTasks tasks in
+// SampleWindows windows, each section's time scaled by its work), where
+// e computes its predictions rather than measuring the machine and t has
+// such a section. The estimates draw from a budget of their own, as
+// large as opt's. It returns them (Result.Sampled set) and the rows
+// still left out: the others, and those whose sample ran over its budget
+// too.
+func estimate(t *tree.Tree, e SectionEmulator, left []sweepJob, opt Options) ([]Result, []sweepJob, error) {
+	if len(left) == 0 || Measures(e) {
+		return nil, left, nil
+	}
+	var over, rest []sweepJob
+	for _, j := range left {
+		if errors.Is(j.err, ErrOverBudget) {
+			over = append(over, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	if len(over) == 0 {
+		return nil, left, nil
+	}
+	smp, ok := sampleTree(t, SampleTasks, SampleWindows)
+	if !ok {
+		return nil, left, nil
+	}
+	o := opt
+	o.Budget = NewBudget(opt.Budget.Limit(), len(over))
+	est, still, err := runRows(smp.t, scaled{e, smp.ratio}, over, o, false, func() {})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range est {
+		est[i] = smp.estimate(est[i])
+	}
+	return est, append(rest, still...), nil
+}
+
+// inJobOrder returns res, one emulator's results, in the order of jobs.
+func inJobOrder(res []Result, jobs []sweepJob) []Result {
+	type key struct {
+		s  par.Schedule
+		th int
+	}
+	pos := make(map[key]int, len(jobs))
+	for i, j := range jobs {
+		pos[key{j.s, j.th}] = i
+	}
+	sort.SliceStable(res, func(a, b int) bool {
+		return pos[key{res[a].Schedule, res[a].Threads}] < pos[key{res[b].Schedule, res[b].Threads}]
+	})
+	return res
+}
+
+// numbers writes the notes' counts with their thousands grouped.
+var numbers = message.NewPrinter(language.English)
+
+// sampledNote says which of emulator em's rows are estimates from a
+// sample of the program's large sections, in one note.
+func sampledNote(em string, est []Result) string {
+	var rows []string
+	for len(est) > 0 {
+		s := est[0].Schedule
+		var th []int
+		rest := est[:0:0]
+		for _, r := range est {
+			if r.Schedule == s {
+				th = append(th, r.Threads)
+			} else {
+				rest = append(rest, r)
+			}
+		}
+		est = rest
+		sort.Ints(th)
+		rows = append(rows, fmt.Sprintf("%s at %s threads", s, joinInts(th)))
+	}
+	return numbers.Sprintf("estimated, over their share of the emulation budget: %s %s; each section of more than %d tasks emulated on %d windows of its tasks, %d in all, its time scaled by its work (within about a tenth of the full emulation on the lock-bound loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleTasks, SampleWindows, SampleTasks)
 }
 
 // leftOutNotes says which of emulator em's rows ran out of their

@@ -51,9 +51,12 @@ type Row struct {
 	// whole run), and InflationNs the work inflation F_P = P·T_P − I_P −
 	// T_1 where T_1 is the same emulator's 1-thread time; both only for
 	// emulators that measure them (syn).
-	IdleNs      *float64          `json:"idle_ns,omitempty"`
-	InflationNs *float64          `json:"inflation_ns,omitempty"`
-	Sections    []emulate.Section `json:"sections"`
+	IdleNs      *float64 `json:"idle_ns,omitempty"`
+	InflationNs *float64 `json:"inflation_ns,omitempty"`
+	// Sampled marks an estimate from a sample of the program's large
+	// sections (emulate.Result.Sampled).
+	Sampled  bool              `json:"sampled,omitempty"`
+	Sections []emulate.Section `json:"sections"`
 }
 
 // Rows returns the predictions as rows, computing the factored-speedup
@@ -74,7 +77,7 @@ func (p *Predictions) Rows() []Row {
 		row := Row{
 			Emulator: r.Emulator, Schedule: r.Schedule.String(), Threads: r.Threads,
 			Speedup: r.Speedup, MemoryModel: r.MemoryModel, ParallelNs: r.ParallelNs,
-			Sections: r.Sections,
+			Sampled: r.Sampled, Sections: r.Sections,
 		}
 		var busy float64
 		for _, s := range r.Sections {
@@ -115,14 +118,16 @@ func (p *Predictions) WriteJSON(w io.Writer) error {
 	return enc.Encode(doc)
 }
 
-// WriteCSV writes one line per prediction, with a header.
+// WriteCSV writes one line per prediction, with a header; its last
+// column, sampled, marks the estimates from a sample of the program's
+// large sections.
 func (p *Predictions) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"emulator", "schedule", "threads", "memory_model", "speedup", "parallel_ns", "serial_ns"})
+	cw.Write([]string{"emulator", "schedule", "threads", "memory_model", "speedup", "parallel_ns", "serial_ns", "sampled"})
 	for _, r := range p.Rows() {
 		cw.Write([]string{r.Emulator, r.Schedule, strconv.Itoa(r.Threads), strconv.FormatBool(r.MemoryModel),
 			strconv.FormatFloat(r.Speedup, 'f', 4, 64), strconv.FormatFloat(r.ParallelNs, 'f', 0, 64),
-			strconv.FormatFloat(p.SerialNs, 'f', 0, 64)})
+			strconv.FormatFloat(p.SerialNs, 'f', 0, 64), strconv.FormatBool(r.Sampled)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -152,18 +157,21 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	var threads []int
 	seenT := map[int]bool{}
 	cell := map[column]map[int]float64{}
+	estimated := map[column]map[int]bool{}
 	for _, r := range p.Results {
 		c := column{r.Emulator, r.Schedule.String(), r.MemoryModel}
 		if !seen[c] {
 			seen[c] = true
 			cols = append(cols, c)
 			cell[c] = map[int]float64{}
+			estimated[c] = map[int]bool{}
 		}
 		if !seenT[r.Threads] {
 			seenT[r.Threads] = true
 			threads = append(threads, r.Threads)
 		}
 		cell[c][r.Threads] = r.Speedup
+		estimated[c][r.Threads] = r.Sampled
 	}
 	slices.Sort(threads)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -172,11 +180,16 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 		head = append(head, c.title())
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	anyEstimate := false
 	for _, t := range threads {
 		line := []string{strconv.Itoa(t)}
 		for _, c := range cols {
 			if s, ok := cell[c][t]; ok {
-				line = append(line, fmt.Sprintf("%.2f", s))
+				mark := ""
+				if estimated[c][t] {
+					mark, anyEstimate = "~", true
+				}
+				line = append(line, fmt.Sprintf("%.2f%s", s, mark))
 			} else {
 				line = append(line, "-")
 			}
@@ -185,6 +198,9 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if anyEstimate {
+		fmt.Fprintln(w, "~ estimated from a sample of the program's large sections (see the notes below).")
 	}
 	fmt.Fprintf(w, "\nSpeedups over the serial time %s.\n", durNs(p.SerialNs))
 	if p.Memory != "" {
