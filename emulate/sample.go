@@ -1,18 +1,25 @@
 package emulate
 
 import (
+	"math"
+
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
 )
 
-// SampleTasks is how many of a large top-level section's tasks a
-// prediction over its budget is estimated from, in SampleWindows
-// windows of consecutive tasks spread evenly through the section (see
-// RunSweep). A sample of this size predicted lock-bound loops of 10^6
-// and 10^7 tasks within about a tenth of their full emulation, one of
-// 10^4 within a quarter (docs/measurements.md).
+// A prediction over its budget is estimated from a sample of each large
+// top-level section's tasks (see RunSweep): SampleWindows windows of
+// consecutive tasks spread evenly through the section, at least
+// SampleTasks tasks and SampleWorkNs of work for each thread in all, and
+// only where that is at most half the section's tasks. A fixed cost
+// (starting the team's workers, the join) is scaled with the sample's
+// time, so the sample must take long beside it: on a lock-free loop of
+// 437,000 tasks of 28 ns, static:1 at 16 threads came out 47% slow from
+// 100,000 tasks (under a fifth of a millisecond a thread) and 9% from
+// half the loop (docs/measurements.md).
 const (
 	SampleTasks   = 100_000
+	SampleWorkNs  = 5e6
 	SampleWindows = 16
 )
 
@@ -31,10 +38,10 @@ type sampled struct {
 	secSerial []float64
 }
 
-// sampleTree returns t with every top-level section of more than m tasks
-// replaced by sampleSection's sample of it, and false where no section
-// is that large.
-func sampleTree(t *tree.Tree, m int64, windows int64) (sampled, bool) {
+// sampleTree returns t with every top-level section large enough (see
+// SampleTasks) replaced by sampleSection's sample of it for a prediction
+// at threads threads, and false where no section is that large.
+func sampleTree(t *tree.Tree, threads int) (sampled, bool) {
 	s := sampled{ratio: map[*tree.Node]float64{}}
 	root := *t.Root
 	root.Children = make([]*tree.Node, len(t.Root.Children))
@@ -52,10 +59,11 @@ func sampleTree(t *tree.Tree, m int64, windows int64) (sampled, bool) {
 		w := float64(works.Work(n))
 		s.serialNs += w
 		s.secSerial = append(s.secSerial, w)
-		if tasks(n) <= m {
+		m, ok := sampleSize(n, w/float64(n.Reps()), threads)
+		if !ok {
 			continue
 		}
-		smp := sampleSection(n, m, windows)
+		smp := sampleSection(n, m, SampleWindows)
 		if sw := float64(tree.Work(smp)); sw > 0 && w > 0 {
 			root.Children[i] = smp
 			s.ratio[smp] = w / sw
@@ -66,6 +74,22 @@ func sampleTree(t *tree.Tree, m int64, windows int64) (sampled, bool) {
 	}
 	s.t = &tree.Tree{Root: &root, Meta: t.Meta}
 	return s, true
+}
+
+// sampleSize returns how many of section sec's tasks a sample for a
+// prediction at threads threads holds (one run of sec doing work ns of
+// work): SampleTasks, or more to hold SampleWorkNs of work for each
+// thread; and false where that is more than half its tasks.
+func sampleSize(sec *tree.Node, work float64, threads int) (int64, bool) {
+	n := tasks(sec)
+	if n == 0 || !(work > 0) {
+		return 0, false
+	}
+	m := int64(SampleTasks)
+	if need := SampleWorkNs * float64(threads) / (work / float64(n)); need > float64(m) {
+		m = int64(min(math.Ceil(need), float64(n)))
+	}
+	return m, 2*m <= n
 }
 
 // tasks returns how many tasks one run of section sec holds.

@@ -46,23 +46,33 @@ func TestSampleSection(t *testing.T) {
 // scaled and composed as RunSweep does, gives what the full tree gives
 // where the emulator's time is proportional to the work (ideal): serial
 // parts, sections' serial times and speedup alike, the small section
-// untouched; with a Batcher as without.
+// untouched; with a Batcher as without. It also checks the sample's
+// size: SampleWorkNs of work a thread where that is more than
+// SampleTasks tasks, and no sample where that is more than half the
+// section.
 func TestSampleTreeEstimate(t *testing.T) {
-	big := tree.Sec("big", tree.U(50), tree.Run(150_000, tree.Task("t", tree.U(10))), tree.Run(150_000, tree.Task("t", tree.U(30))))
+	// 1.2·10^6 tasks of 20 ns on average: 250,000 tasks hold 5 ms.
+	big := tree.Sec("big", tree.U(50), tree.Run(600_000, tree.Task("t", tree.U(10))), tree.Run(600_000, tree.Task("t", tree.U(30))))
 	small := tree.Sec("small", tree.Run(100, tree.Task("t", tree.U(10))))
 	tr := tree.New(tree.U(1000), tree.Run(2, big), tree.U(500), small)
-	smp, ok := sampleTree(tr, SampleTasks, SampleWindows)
-	if !ok || len(smp.ratio) != 1 || smp.t.Root.Children[3] != small || tasks(smp.t.Root.Children[1]) != SampleTasks {
-		t.Fatalf("sampled tree %+v: want the big section sampled to %d tasks and the small one kept", smp, SampleTasks)
+	smp, ok := sampleTree(tr, 1)
+	if !ok || len(smp.ratio) != 1 || smp.t.Root.Children[3] != small || tasks(smp.t.Root.Children[1]) != 250_000 {
+		t.Fatalf("sampled tree %+v: want the big section sampled to 250,000 tasks and the small one kept", smp)
+	}
+	if m, ok := sampleSize(big, 24e6, 2); !ok || m != 500_000 {
+		t.Errorf("sample at 2 threads: %d tasks, %v; want 500,000, true", m, ok)
+	}
+	if _, ok := sampleTree(tr, 3); ok {
+		t.Error("a sample of more than half the section's tasks (750,000 of 1.2·10^6) was taken")
 	}
 	var calls []int
 	var gaps []float64
 	for _, e := range []SectionEmulator{ideal{}, batching{calls: &calls, gaps: &gaps}} {
-		want, err := Predict(e, tr, 4, par.Schedule{}, Options{})
+		want, err := Predict(e, tr, 1, par.Schedule{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Predict(scaled{e, smp.ratio}, smp.t, 4, par.Schedule{}, Options{})
+		r, err := Predict(scaled{e, smp.ratio}, smp.t, 1, par.Schedule{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,17 +89,17 @@ func TestSampleTreeEstimate(t *testing.T) {
 	if len(calls) != 2 {
 		t.Errorf("the batcher was called %d times, want once for the full tree and once for the sample", len(calls))
 	}
-	if _, ok := sampleTree(tree.New(small), SampleTasks, SampleWindows); ok {
+	if _, ok := sampleTree(tree.New(small), 1); ok {
 		t.Error("a tree with no section larger than the sample was sampled")
 	}
 }
 
 // overSample is ideal, but runs out of its budget on a section of more
-// tasks than a sample holds, and always with spawn.
+// than 3·10^6 tasks, and always with spawn.
 type overSample struct{ ideal }
 
 func (e overSample) Section(sec *tree.Node, threads int, s par.Schedule, burden float64, opt Options) (Section, error) {
-	if tasks(sec) > SampleTasks || s.Policy == par.Spawn {
+	if tasks(sec) > 3_000_000 || s.Policy == par.Spawn {
 		return Section{}, fmt.Errorf("section %q: %w", sec.Name, ErrOverBudget)
 	}
 	return e.ideal.Section(sec, threads, s, burden, opt)
@@ -100,21 +110,24 @@ func (e overSample) Section(sec *tree.Node, threads int, s par.Schedule, burden 
 // Sampled, in the order asked, with one note naming them, and the rows
 // whose sample runs out too still left out.
 func TestRunSweepEstimates(t *testing.T) {
-	tr := tree.New(tree.U(1000), tree.Sec("s", tree.Run(300_000, tree.Task("t", tree.U(10)))))
+	tr := tree.New(tree.U(1000), tree.Sec("s", tree.Run(4_000_000, tree.Task("t", tree.U(10)))))
 	scheds := []par.Schedule{{Policy: par.Static}, {Policy: par.Spawn}}
 	sw, err := RunSweep(tr, []SectionEmulator{overSample{}}, []int{4, 1, 2}, scheds, Options{Budget: NewBudget(1e6, 6)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, want []string
 	for _, r := range sw.Results {
-		got = append(got, fmt.Sprintf("%s/%d/%v/%.4g", r.Schedule, r.Threads, r.Sampled, r.Speedup))
+		got = append(got, fmt.Sprintf("%s/%d/%v/%.6f", r.Schedule, r.Threads, r.Sampled, r.Speedup))
 	}
-	// 1000 serial and 3·10^6 of work: speedups 3.001e6 / (1000 + 3·10^6/t).
-	if want := "[static/4/true/3.996 static/1/true/1 static/2/true/1.999]"; fmt.Sprint(got) != want {
+	for _, th := range []int{4, 1, 2} {
+		// 1000 serial and 4·10^7 of work.
+		want = append(want, fmt.Sprintf("static/%d/true/%.6f", th, (1000+4e7)/(1000+4e7/float64(th))))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
-	if len(sw.Notes) != 2 || !strings.HasPrefix(sw.Notes[0], "estimated, over their share of the emulation budget: ideal static at 1, 2 and 4 threads; each section of more than 100,000 tasks") ||
+	if len(sw.Notes) != 2 || !strings.HasPrefix(sw.Notes[0], "estimated, over their share of the emulation budget: ideal static at 1, 2 and 4 threads; each large section emulated on 16 windows of its tasks spread through it, at least 100,000 tasks and 5 ms of work a thread") ||
 		sw.Notes[1] != "left out, over their share of the emulation budget: ideal spawn at 1, 2 and 4 threads (raise --budget to predict them)" {
 		t.Errorf("notes %q", sw.Notes)
 	}

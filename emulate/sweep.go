@@ -147,6 +147,7 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			return Sweep{}, err
 		}
 		if len(est) > 0 {
+			est = inJobOrder(est, jobs)
 			res = inJobOrder(append(res, est...), jobs)
 			sw.Notes = append(sw.Notes, sampledNote(e.Name(), est))
 		}
@@ -273,42 +274,59 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 }
 
 // estimate predicts the rows of left that ran over their budget from
-// samples of t's large sections (sampleTree: SampleTasks tasks in
-// SampleWindows windows, each section's time scaled by its work), where
-// e computes its predictions rather than measuring the machine and t has
-// such a section. The estimates draw from a budget of their own, as
-// large as opt's. It returns them (Result.Sampled set) and the rows
-// still left out: the others, and those whose sample ran over its budget
-// too.
+// samples of t's large sections (sampleTree: each section's time scaled
+// by its work), where e computes its predictions rather than measuring
+// the machine and t has such a section. The estimates draw from a budget
+// of their own, as large as opt's. It returns them (Result.Sampled set)
+// and the rows still left out: the others, and those whose sample ran
+// over its budget too or had no section large enough.
 func estimate(t *tree.Tree, e SectionEmulator, left []sweepJob, opt Options) ([]Result, []sweepJob, error) {
 	if len(left) == 0 || Measures(e) {
 		return nil, left, nil
 	}
-	var over, rest []sweepJob
+	var rest []sweepJob
+	over := map[int][]sweepJob{} // by thread count: the sample's size follows it
+	var threads []int
 	for _, j := range left {
-		if errors.Is(j.err, ErrOverBudget) {
-			over = append(over, j)
-		} else {
+		if !errors.Is(j.err, ErrOverBudget) {
 			rest = append(rest, j)
+			continue
 		}
+		if len(over[j.th]) == 0 {
+			threads = append(threads, j.th)
+		}
+		over[j.th] = append(over[j.th], j)
 	}
-	if len(over) == 0 {
-		return nil, left, nil
-	}
-	smp, ok := sampleTree(t, SampleTasks, SampleWindows)
-	if !ok {
+	if len(threads) == 0 {
 		return nil, left, nil
 	}
 	o := opt
-	o.Budget = NewBudget(opt.Budget.Limit(), len(over))
-	est, still, err := runRows(smp.t, scaled{e, smp.ratio}, over, o, false, func() {})
-	if err != nil {
-		return nil, nil, err
+	o.Budget = NewBudget(opt.Budget.Limit(), len(left)-len(rest))
+	var out []Result
+	for _, th := range threads {
+		smp, ok := sampleTree(t, th)
+		if !ok {
+			rest = append(rest, over[th]...)
+			continue
+		}
+		est, still, err := runRows(smp.t, scaled{e, smp.ratio}, over[th], o, false, func() {})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range est {
+			out = append(out, smp.estimate(r))
+		}
+		rest = append(rest, still...)
 	}
-	for i := range est {
-		est[i] = smp.estimate(est[i])
+	// The rows left out in the order they came.
+	pos := make(map[sweepJob]int, len(left))
+	for i, j := range left {
+		pos[sweepJob{s: j.s, th: j.th}] = i
 	}
-	return est, append(rest, still...), nil
+	sort.SliceStable(rest, func(a, b int) bool {
+		return pos[sweepJob{s: rest[a].s, th: rest[a].th}] < pos[sweepJob{s: rest[b].s, th: rest[b].th}]
+	})
+	return out, rest, nil
 }
 
 // inJobOrder returns res, one emulator's results, in the order of jobs.
@@ -349,7 +367,7 @@ func sampledNote(em string, est []Result) string {
 		sort.Ints(th)
 		rows = append(rows, fmt.Sprintf("%s at %s threads", s, joinInts(th)))
 	}
-	return numbers.Sprintf("estimated, over their share of the emulation budget: %s %s; each section of more than %d tasks emulated on %d windows of its tasks, %d in all, its time scaled by its work (within about a tenth of the full emulation on the lock-bound loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleTasks, SampleWindows, SampleTasks)
+	return numbers.Sprintf("estimated, over their share of the emulation budget: %s %s; each large section emulated on %d windows of its tasks spread through it, at least %d tasks and %.0f ms of work a thread in all, its time scaled by its work (within about a tenth of the full emulation on the loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleWindows, SampleTasks, SampleWorkNs/1e6)
 }
 
 // leftOutNotes says which of emulator em's rows ran out of their
