@@ -23,9 +23,9 @@ const (
 	SampleWindows = 16
 )
 
-// sampled is a tree whose top-level sections of more than SampleTasks
-// tasks are samples of the original's (sampleTree), with what the
-// predictions for it need to stand for the original.
+// sampled is a tree whose large top-level sections are samples of the
+// original's (sampleTree), with what the predictions for it need to
+// stand for the original.
 type sampled struct {
 	t *tree.Tree
 	// ratio maps each sampled section to its original's work over its

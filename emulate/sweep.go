@@ -1,9 +1,6 @@
 package emulate
 
 import (
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"errors"
 	"fmt"
 	"runtime"
@@ -14,6 +11,8 @@ import (
 
 	"github.com/parallel-prophet/prophet/par"
 	"github.com/parallel-prophet/prophet/tree"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Limited is implemented by emulators that can only predict up to some
@@ -92,9 +91,14 @@ type sweepJob struct {
 // if not nil, is called after each prediction with the number done and
 // the total (never concurrently, with done increasing). A prediction
 // that runs out of opt.Budget (each has a row's share of it, see
-// NewBudget), or that is too large to emulate (ErrTooLarge), is left out
-// with a note; one that fails otherwise fails the sweep with a *RowError
-// naming it.
+// NewBudget) is estimated instead, where its emulator computes its
+// predictions rather than measuring the machine, from a sample of each
+// large section's tasks (see SampleTasks), its time scaled by its work:
+// Result.Sampled is set and a note names such rows. One that cannot be
+// estimated so (no section large enough, or its sample over a budget of
+// the same size too), or that is too large to emulate (ErrTooLarge), is
+// left out with a note; one that fails otherwise fails the sweep with a
+// *RowError naming it.
 //
 // The rows of an emulator that implements Cloner are predicted in
 // parallel on up to GOMAXPROCS goroutines, each with its own clone; the
@@ -345,9 +349,6 @@ func inJobOrder(res []Result, jobs []sweepJob) []Result {
 	return res
 }
 
-// numbers writes the notes' counts with their thousands grouped.
-var numbers = message.NewPrinter(language.English)
-
 // sampledNote says which of emulator em's rows are estimates from a
 // sample of the program's large sections, in one note.
 func sampledNote(em string, est []Result) string {
@@ -367,7 +368,8 @@ func sampledNote(em string, est []Result) string {
 		sort.Ints(th)
 		rows = append(rows, fmt.Sprintf("%s at %s threads", s, joinInts(th)))
 	}
-	return numbers.Sprintf("estimated, over their share of the emulation budget: %s %s; each large section emulated on %d windows of its tasks spread through it, at least %d tasks and %.0f ms of work a thread in all, its time scaled by its work (within about a tenth of the full emulation on the loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleWindows, SampleTasks, SampleWorkNs/1e6)
+	// The counts with their thousands grouped.
+	return message.NewPrinter(language.English).Sprintf("estimated, over their share of the emulation budget: %s %s; each large section emulated on %d windows of its tasks spread through it, at least %d tasks and %.0f ms of work a thread in all, its time scaled by its work (within about a tenth of the full emulation on the loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleWindows, SampleTasks, SampleWorkNs/1e6)
 }
 
 // leftOutNotes says which of emulator em's rows ran out of their
