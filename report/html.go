@@ -271,6 +271,9 @@ func predictionTable(v *view, rs []emulate.Result, best emulate.Result, haveBest
 	var cols []col
 	seen := map[col]bool{}
 	cell := map[col]map[int]float64{}
+	// estimated marks the cells estimated from a sample (as the
+	// table's ~; the report's notes say which and how).
+	estimated := map[col]map[int]bool{}
 	var threads []int
 	for _, r := range rs {
 		c := col{r.Emulator, r.Schedule.String(), r.MemoryModel}
@@ -278,8 +281,10 @@ func predictionTable(v *view, rs []emulate.Result, best emulate.Result, haveBest
 			seen[c] = true
 			cols = append(cols, c)
 			cell[c] = map[int]float64{}
+			estimated[c] = map[int]bool{}
 		}
 		cell[c][r.Threads] = r.Speedup
+		estimated[c][r.Threads] = r.Sampled
 		threads = append(threads, r.Threads)
 	}
 	slices.Sort(threads)
@@ -301,8 +306,12 @@ func predictionTable(v *view, rs []emulate.Result, best emulate.Result, haveBest
 				row.Cells = append(row.Cells, predCell{Text: "–"})
 				continue
 			}
+			mark := ""
+			if estimated[c][t] {
+				mark = "~"
+			}
 			row.Cells = append(row.Cells, predCell{
-				Text: fmt.Sprintf("%.2f", s),
+				Text: fmt.Sprintf("%.2f%s", s, mark),
 				Best: haveBest && c == bc && t == best.Threads,
 			})
 		}

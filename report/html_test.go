@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -184,6 +185,11 @@ func TestHTMLPartial(t *testing.T) {
 		{"ff only", Page{Results: fakeResults(1e9)[:4], Memory: "memory model off: no hardware counters"},
 			[]string{"No emulator measured busy and idle time", "No burden factors other than 1", "No work/span analysis", "Memory model off"}},
 		{"empty", Page{}, []string{"No predictions", "Nothing to plot"}},
+		{"estimated", Page{Results: func() []emulate.Result {
+			rs := fakeResults(1e9)[:2]
+			rs[1].Sampled = true
+			return rs
+		}()}, []string{fmt.Sprintf("%.2f~", fakeResults(1e9)[1].Speedup)}},
 		{"safety, races", Page{Safety: &racereport.Result{
 			Races: []racereport.Race{{
 				Kind:   "read/write",
