@@ -246,11 +246,11 @@ minute of one core). ff takes long runs of identical tasks in closed form,
 in a few thousand steps whatever their length, but a goroutine per task
 (spawn, errgroup) can take a step or more a task. A prediction that runs out
 of its share is estimated instead from a sample of each large section's
-tasks (16 windows spread through the section, at least 100,000 tasks and 5
-ms of work a thread in all, at most half the section; its time scaled by its
-work), marked ~ in the table and sampled in CSV and JSON, with a note naming
-it; one that has no section that large, or whose sample runs out too, is left
-out, and a note names it.
+tasks (16 windows spread through the section, at least 100,000 tasks and
+5 ms of work a thread in all, at most half the section; its time scaled by
+its work), marked ~ in the table and sampled in CSV and JSON, with a note
+naming it; one that has no section that large, or whose sample runs out
+too, is left out, and a note names it.
 
 Examples:
   prophet predict lu.ppt
