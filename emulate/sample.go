@@ -42,22 +42,16 @@ type sampled struct {
 // SampleTasks) replaced by sampleSection's sample of it for a prediction
 // at threads threads, and false where no section is that large.
 func sampleTree(t *tree.Tree, threads int) (sampled, bool) {
-	s := sampled{ratio: map[*tree.Node]float64{}}
+	var works tree.WorkMemo
+	s := sampled{ratio: map[*tree.Node]float64{}, serialNs: float64(works.Work(t.Root))}
 	root := *t.Root
 	root.Children = make([]*tree.Node, len(t.Root.Children))
-	var works tree.WorkMemo
 	for i, n := range t.Root.Children {
 		root.Children[i] = n
-		switch n.Kind {
-		case tree.KindU, tree.KindL:
-			s.serialNs += float64(n.Len) * float64(n.Reps())
-			continue
-		case tree.KindSec:
-		default:
+		if n.Kind != tree.KindSec {
 			continue
 		}
 		w := float64(works.Work(n))
-		s.serialNs += w
 		s.secSerial = append(s.secSerial, w)
 		m, ok := sampleSize(n, w/float64(n.Reps()), threads)
 		if !ok {
@@ -199,9 +193,11 @@ func (s scaled) Clone() SectionEmulator {
 	return scaled{ce, s.ratio}
 }
 
+// scale returns r, the prediction for section sec, with its times
+// scaled where sec is a sample (Predict sets its serial time from the
+// tree, and estimate the original's).
 func (s scaled) scale(sec *tree.Node, r Section) Section {
 	if k, ok := s.ratio[sec]; ok {
-		r.SerialNs *= k
 		r.ParallelNs *= k
 		r.BusyNs *= k
 		r.IdleNs *= k

@@ -151,9 +151,8 @@ func RunSweep(t *tree.Tree, emus []SectionEmulator, threads []int, scheds []par.
 			return Sweep{}, err
 		}
 		if len(est) > 0 {
-			est = inJobOrder(est, jobs)
 			res = inJobOrder(append(res, est...), jobs)
-			sw.Notes = append(sw.Notes, sampledNote(e.Name(), est))
+			sw.Notes = append(sw.Notes, sampledNote(e.Name(), res))
 		}
 		sw.Results = append(sw.Results, res...)
 		if len(skipped) > 0 {
@@ -282,91 +281,109 @@ func runRows(t *tree.Tree, e SectionEmulator, jobs []sweepJob, opt Options, chea
 // by its work), where e computes its predictions rather than measuring
 // the machine and t has such a section. The estimates draw from a budget
 // of their own, as large as opt's. It returns them (Result.Sampled set)
-// and the rows still left out: the others, and those whose sample ran
-// over its budget too or had no section large enough.
+// and the rows still left out, in the order they came: the others, and
+// those whose sample ran over its budget too or had no section large
+// enough.
 func estimate(t *tree.Tree, e SectionEmulator, left []sweepJob, opt Options) ([]Result, []sweepJob, error) {
 	if len(left) == 0 || Measures(e) {
 		return nil, left, nil
 	}
-	var rest []sweepJob
 	over := map[int][]sweepJob{} // by thread count: the sample's size follows it
 	var threads []int
+	n := 0
 	for _, j := range left {
-		if !errors.Is(j.err, ErrOverBudget) {
-			rest = append(rest, j)
-			continue
+		if errors.Is(j.err, ErrOverBudget) {
+			if len(over[j.th]) == 0 {
+				threads = append(threads, j.th)
+			}
+			over[j.th] = append(over[j.th], j)
+			n++
 		}
-		if len(over[j.th]) == 0 {
-			threads = append(threads, j.th)
-		}
-		over[j.th] = append(over[j.th], j)
 	}
-	if len(threads) == 0 {
+	if n == 0 {
 		return nil, left, nil
 	}
 	o := opt
-	o.Budget = NewBudget(opt.Budget.Limit(), len(left)-len(rest))
+	o.Budget = NewBudget(opt.Budget.Limit(), n)
 	var out []Result
+	done := map[sweepJob]bool{} // the rows estimated, by schedule and thread count
 	for _, th := range threads {
 		smp, ok := sampleTree(t, th)
 		if !ok {
-			rest = append(rest, over[th]...)
 			continue
 		}
-		est, still, err := runRows(smp.t, scaled{e, smp.ratio}, over[th], o, false, func() {})
+		est, _, err := runRows(smp.t, scaled{e, smp.ratio}, over[th], o, false, func() {})
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, r := range est {
 			out = append(out, smp.estimate(r))
+			done[sweepJob{s: r.Schedule, th: r.Threads}] = true
 		}
-		rest = append(rest, still...)
 	}
-	// The rows left out in the order they came.
-	pos := make(map[sweepJob]int, len(left))
-	for i, j := range left {
-		pos[sweepJob{s: j.s, th: j.th}] = i
+	var rest []sweepJob
+	for _, j := range left {
+		if !done[sweepJob{s: j.s, th: j.th}] {
+			rest = append(rest, j)
+		}
 	}
-	sort.SliceStable(rest, func(a, b int) bool {
-		return pos[sweepJob{s: rest[a].s, th: rest[a].th}] < pos[sweepJob{s: rest[b].s, th: rest[b].th}]
-	})
 	return out, rest, nil
 }
 
 // inJobOrder returns res, one emulator's results, in the order of jobs.
 func inJobOrder(res []Result, jobs []sweepJob) []Result {
-	type key struct {
-		s  par.Schedule
-		th int
-	}
-	pos := make(map[key]int, len(jobs))
+	pos := make(map[sweepJob]int, len(jobs))
 	for i, j := range jobs {
-		pos[key{j.s, j.th}] = i
+		pos[sweepJob{s: j.s, th: j.th}] = i
 	}
 	sort.SliceStable(res, func(a, b int) bool {
-		return pos[key{res[a].Schedule, res[a].Threads}] < pos[key{res[b].Schedule, res[b].Threads}]
+		return pos[sweepJob{s: res[a].Schedule, th: res[a].Threads}] < pos[sweepJob{s: res[b].Schedule, th: res[b].Threads}]
 	})
 	return res
 }
 
-// sampledNote says which of emulator em's rows are estimates from a
-// sample of the program's large sections, in one note.
-func sampledNote(em string, est []Result) string {
-	var rows []string
-	for len(est) > 0 {
-		s := est[0].Schedule
-		var th []int
-		rest := est[:0:0]
-		for _, r := range est {
-			if r.Schedule == s {
-				th = append(th, r.Threads)
+// jobGroup is the rows of one schedule that one note names together:
+// their thread counts, sorted, and the first of them, whose error the
+// note can quote.
+type jobGroup struct {
+	first sweepJob
+	th    []int
+}
+
+// groupJobs groups jobs by schedule, and within one by alike (nil: all
+// alike), in the order of their first rows.
+func groupJobs(jobs []sweepJob, alike func(a, b sweepJob) bool) []jobGroup {
+	var groups []jobGroup
+	for len(jobs) > 0 {
+		g := jobGroup{first: jobs[0]}
+		rest := jobs[:0:0]
+		for _, j := range jobs {
+			if j.s == g.first.s && (alike == nil || alike(g.first, j)) {
+				g.th = append(g.th, j.th)
 			} else {
-				rest = append(rest, r)
+				rest = append(rest, j)
 			}
 		}
-		est = rest
-		sort.Ints(th)
-		rows = append(rows, fmt.Sprintf("%s at %s threads", s, joinInts(th)))
+		jobs = rest
+		sort.Ints(g.th)
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// sampledNote says which of emulator em's results in res are estimates
+// from a sample of the program's large sections (Result.Sampled), in
+// one note.
+func sampledNote(em string, res []Result) string {
+	var est []sweepJob
+	for _, r := range res {
+		if r.Sampled {
+			est = append(est, sweepJob{s: r.Schedule, th: r.Threads})
+		}
+	}
+	var rows []string
+	for _, g := range groupJobs(est, nil) {
+		rows = append(rows, fmt.Sprintf("%s at %s threads", g.first.s, joinInts(g.th)))
 	}
 	// The counts with their thousands grouped.
 	return message.NewPrinter(language.English).Sprintf("estimated, over their share of the emulation budget: %s %s; each large section emulated on %d windows of its tasks spread through it, at least %d tasks and %.0f ms of work a thread in all, its time scaled by its work (within about a tenth of the full emulation on the loops measured; raise --budget for the full emulation)", em, strings.Join(rows, ", "), SampleWindows, SampleTasks, SampleWorkNs/1e6)
@@ -377,25 +394,13 @@ func sampledNote(em string, est []Result) string {
 // each schedule and reason.
 func leftOutNotes(em string, left []sweepJob) []string {
 	var notes []string
-	for len(left) > 0 {
-		s, why := left[0].s, left[0].err
-		large := errors.Is(why, ErrTooLarge)
-		var th []int
-		rest := left[:0:0]
-		for _, j := range left {
-			if j.s == s && errors.Is(j.err, ErrTooLarge) == large {
-				th = append(th, j.th)
-			} else {
-				rest = append(rest, j)
-			}
-		}
-		left = rest
-		sort.Ints(th)
-		if large {
-			notes = append(notes, fmt.Sprintf("left out: %s %s at %s threads (%v)", em, s, joinInts(th), why))
+	large := func(j sweepJob) bool { return errors.Is(j.err, ErrTooLarge) }
+	for _, g := range groupJobs(left, func(a, b sweepJob) bool { return large(a) == large(b) }) {
+		if large(g.first) {
+			notes = append(notes, fmt.Sprintf("left out: %s %s at %s threads (%v)", em, g.first.s, joinInts(g.th), g.first.err))
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("left out, over their share of the emulation budget: %s %s at %s threads (raise --budget to predict them)", em, s, joinInts(th)))
+		notes = append(notes, fmt.Sprintf("left out, over their share of the emulation budget: %s %s at %s threads (raise --budget to predict them)", em, g.first.s, joinInts(g.th)))
 	}
 	return notes
 }
