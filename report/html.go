@@ -270,21 +270,16 @@ func predictionTable(v *view, rs []emulate.Result, best emulate.Result, haveBest
 	}
 	var cols []col
 	seen := map[col]bool{}
-	cell := map[col]map[int]float64{}
-	// estimated marks the cells estimated from a sample (as the
-	// table's ~; the report's notes say which and how).
-	estimated := map[col]map[int]bool{}
+	cell := map[col]map[int]emulate.Result{}
 	var threads []int
 	for _, r := range rs {
 		c := col{r.Emulator, r.Schedule.String(), r.MemoryModel}
 		if !seen[c] {
 			seen[c] = true
 			cols = append(cols, c)
-			cell[c] = map[int]float64{}
-			estimated[c] = map[int]bool{}
+			cell[c] = map[int]emulate.Result{}
 		}
-		cell[c][r.Threads] = r.Speedup
-		estimated[c][r.Threads] = r.Sampled
+		cell[c][r.Threads] = r
 		threads = append(threads, r.Threads)
 	}
 	slices.Sort(threads)
@@ -301,17 +296,17 @@ func predictionTable(v *view, rs []emulate.Result, best emulate.Result, haveBest
 	for _, t := range threads {
 		row := predRow{Threads: strconv.Itoa(t)}
 		for _, c := range cols {
-			s, ok := cell[c][t]
+			r, ok := cell[c][t]
 			if !ok {
 				row.Cells = append(row.Cells, predCell{Text: "–"})
 				continue
 			}
-			mark := ""
-			if estimated[c][t] {
+			mark := "" // an estimate from a sample, as the table's ~ (the notes say how)
+			if r.Sampled {
 				mark = "~"
 			}
 			row.Cells = append(row.Cells, predCell{
-				Text: fmt.Sprintf("%.2f%s", s, mark),
+				Text: fmt.Sprintf("%.2f%s", r.Speedup, mark),
 				Best: haveBest && c == bc && t == best.Threads,
 			})
 		}

@@ -156,22 +156,19 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	seen := map[column]bool{}
 	var threads []int
 	seenT := map[int]bool{}
-	cell := map[column]map[int]float64{}
-	estimated := map[column]map[int]bool{}
+	cell := map[column]map[int]emulate.Result{}
 	for _, r := range p.Results {
 		c := column{r.Emulator, r.Schedule.String(), r.MemoryModel}
 		if !seen[c] {
 			seen[c] = true
 			cols = append(cols, c)
-			cell[c] = map[int]float64{}
-			estimated[c] = map[int]bool{}
+			cell[c] = map[int]emulate.Result{}
 		}
 		if !seenT[r.Threads] {
 			seenT[r.Threads] = true
 			threads = append(threads, r.Threads)
 		}
-		cell[c][r.Threads] = r.Speedup
-		estimated[c][r.Threads] = r.Sampled
+		cell[c][r.Threads] = r
 	}
 	slices.Sort(threads)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -184,12 +181,12 @@ func (p *Predictions) WriteTable(w io.Writer) error {
 	for _, t := range threads {
 		line := []string{strconv.Itoa(t)}
 		for _, c := range cols {
-			if s, ok := cell[c][t]; ok {
+			if r, ok := cell[c][t]; ok {
 				mark := ""
-				if estimated[c][t] {
+				if r.Sampled {
 					mark, anyEstimate = "~", true
 				}
-				line = append(line, fmt.Sprintf("%.2f%s", s, mark))
+				line = append(line, fmt.Sprintf("%.2f%s", r.Speedup, mark))
 			} else {
 				line = append(line, "-")
 			}
