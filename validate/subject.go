@@ -68,17 +68,13 @@ func (c Config) subjects() ([]subject, error) {
 		for i := 0; i < c.Samples; i++ {
 			// The sample is generated only when measured: a fine
 			// sample's iterations take up to tens of megabytes.
-			out = append(out, subject{test: test, sample: strconv.Itoa(i), open: func(s *subject) error {
-				seed := SampleSeed(c.Seed, test, i)
-				p, err := Generate(test, seed, c.Scale)
+			out = append(out, subject{test: test, sample: strconv.Itoa(i), seed: SampleSeed(c.Seed, test, i), open: func(s *subject) error {
+				p, err := Generate(s.test, s.seed, c.Scale)
 				if err != nil {
 					return err
 				}
-				*s = subject{
-					test: test, sample: strconv.Itoa(i), seed: seed, desc: p.Desc,
-					reset: func() {}, serial: p.Serial, plain: p.SerialPlain, parallel: p.Parallel, check: func() error { return nil },
-					schedules: c.Schedules,
-				}
+				s.desc, s.reset, s.serial, s.plain, s.parallel = p.Desc, func() {}, p.Serial, p.SerialPlain, p.Parallel
+				s.check, s.schedules = func() error { return nil }, c.Schedules
 				return nil
 			}})
 		}
